@@ -1,0 +1,3 @@
+from seedlint.cli import main
+
+raise SystemExit(main())

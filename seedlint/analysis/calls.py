@@ -1,0 +1,234 @@
+"""Call arguments bound to a signature, the way Python binds them.
+
+Keyword and positional arguments are matched to parameter names; ``*args`` in a call makes the
+positions after it unknowable; ``**kw`` is looked through when ``kw`` is a dict built in the same
+function from literals (``dict(...)``, ``{...}``, ``kw.update(...)``, ``kw["key"] = value``).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Optional
+
+from seedlint.analysis.names import Binding, DictMutation, Scope, lookup
+from seedlint.analysis.values import (
+    ABSENT,
+    ANYTHING,
+    UNKNOWABLE,
+    Value,
+    ValueEvaluator,
+    known,
+    union,
+)
+
+
+@dataclass(frozen=True)
+class Signature:
+    positional: tuple[str, ...]
+    keyword_only: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.positional + self.keyword_only
+
+
+# torch.utils.data.DataLoader.__init__ in torch 2.13 (``self`` left out).
+DATALOADER = Signature(
+    positional=(
+        "dataset",
+        "batch_size",
+        "shuffle",
+        "sampler",
+        "batch_sampler",
+        "num_workers",
+        "collate_fn",
+        "pin_memory",
+        "drop_last",
+        "timeout",
+        "worker_init_fn",
+        "multiprocessing_context",
+        "generator",
+    ),
+    keyword_only=("prefetch_factor", "persistent_workers", "pin_memory_device", "in_order"),
+)
+
+
+@dataclass
+class DictValue:
+    """A dict literal followed through its mutations: a Value per key, and whether it is open."""
+
+    entries: dict[str, Value]
+    open: bool  # some key could be anything we did not see
+
+
+class CallBinder:
+    def __init__(self, evaluator: ValueEvaluator) -> None:
+        self.evaluator = evaluator
+        self.builder = evaluator.builder
+        self._active: set[tuple[int, str]] = set()
+
+    def bind(self, call: ast.Call, signature: Signature, scope: Scope) -> dict[str, Value]:
+        """A Value for every parameter; ABSENT among its options where it may not be passed."""
+        result: dict[str, Value] = {}
+        star_seen = False
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                star_seen = True
+            if index >= len(signature.positional):
+                break
+            name = signature.positional[index]
+            result[name] = UNKNOWABLE if star_seen else self.evaluator.evaluate(arg, scope)
+        if star_seen:
+            for name in signature.positional[len(call.args) - 1 :]:
+                result.setdefault(name, UNKNOWABLE)
+        spread: list[DictValue] = []
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                spread.append(self.dict_value(keyword.value, scope))
+            elif keyword.arg in signature.names:
+                result[keyword.arg] = self.evaluator.evaluate(keyword.value, scope)
+        for name in signature.names:
+            if name in result:
+                continue
+            values: list[Value] = []
+            for dict_value in spread:
+                if name in dict_value.entries:
+                    values.append(dict_value.entries[name])
+                elif dict_value.open:
+                    values.append(UNKNOWABLE)
+            result[name] = _combine_spread(values)
+        return result
+
+    def dict_value(self, expr: ast.expr, scope: Scope) -> DictValue:
+        if isinstance(expr, ast.Dict):
+            return self._dict_literal(expr, scope)
+        if (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Name)
+            and expr.func.id == "dict"
+        ):
+            return self._dict_call(expr, scope)
+        if isinstance(expr, ast.Name):
+            return self._dict_name(expr.id, scope)
+        return DictValue({}, open=True)
+
+    def _dict_literal(self, expr: ast.Dict, scope: Scope) -> DictValue:
+        result = DictValue({}, open=False)
+        for key, value in zip(expr.keys, expr.values):
+            if key is None:
+                _merge(result, self.dict_value(value, scope), definite=True)
+            elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+                result.entries[key.value] = self.evaluator.evaluate(value, scope)
+            else:
+                result.open = True
+        return result
+
+    def _dict_call(self, expr: ast.Call, scope: Scope) -> DictValue:
+        result = DictValue({}, open=False)
+        for arg in expr.args:
+            _merge(result, self.dict_value(arg, scope), definite=True)
+        for keyword in expr.keywords:
+            if keyword.arg is None:
+                _merge(result, self.dict_value(keyword.value, scope), definite=True)
+            else:
+                result.entries[keyword.arg] = self.evaluator.evaluate(keyword.value, scope)
+        return result
+
+    def _dict_name(self, name: str, scope: Scope) -> DictValue:
+        bindings = lookup(name, scope)
+        if not bindings:
+            return DictValue({}, open=True)
+        owner = bindings[0].scope
+        key = (id(owner), name)
+        if key in self._active:
+            return DictValue({}, open=True)
+        self._active.add(key)
+        try:
+            return self._dict_from_bindings(name, owner, bindings)
+        finally:
+            self._active.discard(key)
+
+    def _dict_from_bindings(self, name: str, owner: Scope, bindings: list[Binding]) -> DictValue:
+        result: Optional[DictValue] = None
+        for binding in bindings:
+            if binding.kind == "vararg" and isinstance(binding.node, ast.arg):
+                return DictValue({}, open=True)  # **kwargs from a caller: unknowable
+            if binding.kind != "assign" or binding.value is None:
+                return DictValue({}, open=True)
+            value = self.dict_value(binding.value, binding.scope)
+            if result is None:
+                result = value
+            else:  # two bindings: either dict may be the one passed
+                _merge(result, value, definite=False)
+        assert result is not None
+        for mutation in self.builder.dict_mutations:
+            if mutation.name == name and mutation.scope is owner:
+                self._apply_mutation(result, mutation, owner)
+        return result
+
+    def _apply_mutation(self, result: DictValue, mutation: DictMutation, scope: Scope) -> None:
+        node, conditional = mutation.node, mutation.conditional
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                result.open = result.open or mutation.kind == "store"
+            elif mutation.kind == "del":
+                _set(result, key.value, known(ABSENT), conditional)
+            elif mutation.value is None:  # augmented or unpacked: a value we cannot follow
+                _set(result, key.value, ANYTHING, conditional)
+            else:
+                _set(result, key.value, self.evaluator.evaluate(mutation.value, scope), conditional)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            method = node.func.attr
+            if method == "update":
+                for arg in node.args:
+                    _merge(result, self.dict_value(arg, scope), definite=not conditional)
+                for keyword in node.keywords:
+                    if keyword.arg is None:
+                        _merge(
+                            result, self.dict_value(keyword.value, scope), definite=not conditional
+                        )
+                    else:
+                        value = self.evaluator.evaluate(keyword.value, scope)
+                        _set(result, keyword.arg, value, conditional)
+            elif method in ("pop", "setdefault") and node.args:
+                key = node.args[0]
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                    result.open = True
+                elif method == "pop":
+                    _set(result, key.value, known(ABSENT), conditional=True)
+                elif len(node.args) > 1:
+                    value = self.evaluator.evaluate(node.args[1], scope)
+                    _set(result, key.value, value, conditional=True)
+            elif method == "clear":
+                for key_name in list(result.entries):
+                    _set(result, key_name, known(ABSENT), conditional=True)
+
+
+def _set(result: DictValue, key: str, value: Value, conditional: bool) -> None:
+    if conditional:
+        previous = result.entries.get(key, known(ABSENT))
+        result.entries[key] = union([previous, value])
+    else:
+        result.entries[key] = value
+
+
+def _merge(result: DictValue, other: DictValue, definite: bool) -> None:
+    for key, value in other.entries.items():
+        _set(result, key, value, conditional=not definite)
+    if other.open:
+        result.open = True
+    if not definite:
+        for key in result.entries:
+            if key not in other.entries:
+                result.entries[key] = union([result.entries[key], known(ABSENT)])
+
+
+def _combine_spread(values: list[Value]) -> Value:
+    if not values:
+        return known(ABSENT)
+    combined = union(values)
+    if combined is ANYTHING:
+        return ANYTHING
+    return combined

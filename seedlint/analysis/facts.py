@@ -1,0 +1,355 @@
+"""Module facts, computed once per file and shared by every rule.
+
+Each fact is computed lazily, so a rule that never asks for capture regions costs nothing there.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Optional, Union
+
+from seedlint.analysis.calls import DATALOADER, CallBinder
+from seedlint.analysis.names import (
+    FunctionNode,
+    Meaning,
+    NameResolver,
+    Scope,
+    ScopeBuilder,
+    canonical,
+    lookup,
+)
+from seedlint.analysis.regions import (
+    DEFAULT_CAPTURE_CONTEXTS,
+    Region,
+    RegionFinder,
+    region_calls,
+)
+from seedlint.analysis.seeding import (
+    DEFAULT_SEED_FUNCTIONS,
+    DEVICE_SEEDING,
+    Seeding,
+    SeedingClassifier,
+)
+from seedlint.analysis.values import Value, ValueEvaluator
+
+DATALOADER_CLASSES: tuple[str, ...] = ("torch.utils.data.DataLoader",)
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """The configuration that changes what names mean (all additive to the built-in lists)."""
+
+    dataloader_classes: tuple[str, ...] = ()
+    capture_contexts: tuple[str, ...] = ()
+    seed_functions: tuple[str, ...] = ()
+
+    @property
+    def all_dataloader_classes(self) -> frozenset[str]:
+        return frozenset(canonical(c) for c in (*DATALOADER_CLASSES, *self.dataloader_classes))
+
+    @property
+    def all_capture_contexts(self) -> frozenset[str]:
+        return frozenset((*DEFAULT_CAPTURE_CONTEXTS, *self.capture_contexts))
+
+    @property
+    def all_seed_functions(self) -> frozenset[str]:
+        return frozenset((*DEFAULT_SEED_FUNCTIONS, *self.seed_functions))
+
+
+@dataclass(frozen=True)
+class LoaderCall:
+    """A call that constructs a torch DataLoader (or a subclass), with its bound arguments."""
+
+    call: ast.Call
+    scope: Scope
+    args: dict[str, Value]
+    custom_init: bool  # a subclass of this module with its own __init__: positions unknown
+
+
+@dataclass(frozen=True)
+class SeedCall:
+    call: ast.Call
+    scope: Scope
+    kind: Seeding
+
+
+@dataclass
+class ModuleFacts:
+    tree: ast.Module
+    options: AnalysisOptions = field(default_factory=AnalysisOptions)
+
+    @cached_property
+    def builder(self) -> ScopeBuilder:
+        return ScopeBuilder(self.tree)
+
+    @cached_property
+    def resolver(self) -> NameResolver:
+        return NameResolver(self.builder)
+
+    @cached_property
+    def values(self) -> ValueEvaluator:
+        return ValueEvaluator(self.resolver, self.tree)
+
+    @cached_property
+    def binder(self) -> CallBinder:
+        return CallBinder(self.values)
+
+    @cached_property
+    def seeding(self) -> SeedingClassifier:
+        return SeedingClassifier(self.resolver, self.values, self.options.all_seed_functions)
+
+    @cached_property
+    def call_scopes(self) -> dict[int, Scope]:
+        return {id(call): scope for call, scope in self.builder.calls}
+
+    # -- DataLoaders ---------------------------------------------------------------------------
+    @cached_property
+    def dataloader_calls(self) -> list[LoaderCall]:
+        targets = self.options.all_dataloader_classes
+        result: list[LoaderCall] = []
+        for call, scope in self.builder.calls:
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name is None:
+                continue
+            meanings = self.resolver.meanings(func, scope)
+            loader = [m for m in meanings if self.resolver.is_subclass(m, targets)]
+            if not loader:
+                continue
+            custom = all(_has_custom_init(m) for m in loader)
+            if custom:  # only keywords can be read as the DataLoader's
+                bare = ast.Call(func=call.func, args=[], keywords=call.keywords)
+                args = self.binder.bind(bare, DATALOADER, scope)
+            else:
+                args = self.binder.bind(call, DATALOADER, scope)
+            result.append(LoaderCall(call, scope, args, custom))
+        return result
+
+    def instance_classes(self, expr: ast.expr, scope: Scope) -> Optional[frozenset[Meaning]]:
+        """The classes ``expr`` may be an instance of, when every path builds one by a call."""
+        value_nodes = self._assigned_expressions(expr, scope)
+        if value_nodes is None:
+            return None
+        classes: set[Meaning] = set()
+        for node, node_scope in value_nodes:
+            if not isinstance(node, ast.Call):
+                return None
+            meanings = self.resolver.meanings(node.func, node_scope)
+            if not meanings:
+                return None
+            classes |= meanings
+        return frozenset(classes)
+
+    def _assigned_expressions(
+        self, expr: ast.expr, scope: Scope, depth: int = 0
+    ) -> Optional[list[tuple[ast.expr, Scope]]]:
+        if depth > 10:
+            return None
+        if isinstance(expr, ast.Name):
+            bindings = lookup(expr.id, scope)
+            if not bindings:
+                return None
+            result: list[tuple[ast.expr, Scope]] = []
+            for binding in bindings:
+                if binding.kind != "assign" or binding.value is None:
+                    return None
+                inner = self._assigned_expressions(binding.value, binding.scope, depth + 1)
+                if inner is None:
+                    return None
+                result.extend(inner)
+            return result
+        if isinstance(expr, ast.IfExp):
+            left = self._assigned_expressions(expr.body, scope, depth + 1)
+            right = self._assigned_expressions(expr.orelse, scope, depth + 1)
+            return None if left is None or right is None else left + right
+        return [(expr, scope)]
+
+    # -- seeding -------------------------------------------------------------------------------
+    @cached_property
+    def seed_calls(self) -> list[SeedCall]:
+        result: list[SeedCall] = []
+        for call, scope in self.builder.calls:
+            kind = self.seeding.classify(call, scope)
+            if kind is not None:
+                result.append(SeedCall(call, scope, kind))
+        return result
+
+    @cached_property
+    def seed_call_by_node(self) -> dict[int, SeedCall]:
+        return {id(s.call): s for s in self.seed_calls}
+
+    @cached_property
+    def seeding_functions(self) -> dict[int, ast.Call]:
+        """Functions of this module whose body seeds a device generator, directly or through
+        another such function: ``id(def node) -> the first seeding call in its body``."""
+        functions = [node for node, _ in self.builder.functions]
+        direct: dict[int, ast.Call] = {}
+        calls_of: dict[int, list[ast.Call]] = {}
+        for function in functions:
+            calls = list(region_calls(tuple(function.body)))
+            calls_of[id(function)] = calls
+            for call in calls:
+                seed = self.seed_call_by_node.get(id(call))
+                if seed is not None and seed.kind in DEVICE_SEEDING:
+                    direct[id(function)] = call
+                    break
+        changed = True
+        while changed:
+            changed = False
+            for function in functions:
+                if id(function) in direct:
+                    continue
+                for call in calls_of[id(function)]:
+                    target = self.local_function(call)
+                    if target is not None and id(target) in direct:
+                        direct[id(function)] = call
+                        changed = True
+                        break
+        return direct
+
+    def local_function(self, call: ast.Call) -> Optional[FunctionNode]:
+        scope = self.call_scopes.get(id(call))
+        if scope is None:
+            return None
+        for meaning in self.resolver.meanings(call.func, scope):
+            if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return meaning
+        return None
+
+    # -- capture regions -----------------------------------------------------------------------
+    @cached_property
+    def capture_regions(self) -> list[Region]:
+        finder = RegionFinder(
+            self.tree,
+            self.resolver,
+            self.builder.withs,
+            self.builder.calls,
+            self.options.all_capture_contexts,
+        )
+        return finder.regions()
+
+    # -- RNG objects copied into DataLoader workers ----------------------------------------------
+    @cached_property
+    def copied_rngs(self) -> list[CopiedRng]:
+        """RNG objects that dataset-like classes of this module hold from before the workers
+        start: ``self.x = np.random.default_rng(...)`` in ``__init__``, or a module-level RNG
+        object used in their methods."""
+        module_rngs: dict[str, tuple[str, ast.AST]] = {}
+        for name, bindings in self.builder.module_scope.bindings.items():
+            for binding in bindings:
+                factory = self._rng_factory(binding.value, binding.scope)
+                if binding.kind == "assign" and factory:
+                    module_rngs[name] = (factory, binding.node)
+        found: list[CopiedRng] = []
+        for node, _ in self.builder.classes:
+            if not self._dataset_like(node):
+                continue
+            for method in node.body:
+                if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                method_scope = self.resolver.scope_of(method)
+                for stmt in ast.walk(method):
+                    if method.name == "__init__" and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                        factory = self._rng_factory(stmt.value, method_scope)
+                        for target in targets:
+                            if factory and _is_self_attribute(target):
+                                assert isinstance(target, ast.Attribute)
+                                where = f"{node.name}.__init__"
+                                found.append(
+                                    CopiedRng(node, f"self.{target.attr}", factory, where, stmt)
+                                )
+                    elif isinstance(stmt, ast.Name) and stmt.id in module_rngs:
+                        bindings = lookup(stmt.id, method_scope) or []
+                        if any(b.scope is self.builder.module_scope for b in bindings):
+                            factory, origin = module_rngs[stmt.id]
+                            found.append(CopiedRng(node, stmt.id, factory, "module level", origin))
+        unique: dict[tuple[int, str], CopiedRng] = {}
+        for item in found:
+            unique.setdefault((id(item.holder), item.name), item)
+        return list(unique.values())
+
+    def _rng_factory(self, expr: Optional[ast.expr], scope: Scope) -> Optional[str]:
+        if not isinstance(expr, ast.Call):
+            return None
+        names = self.resolver.qualnames(expr.func, scope) & RNG_OBJECT_FACTORIES
+        return min(names) if names else None
+
+    def _dataset_like(self, node: ast.ClassDef) -> bool:
+        if self.resolver.is_subclass(node, DATASET_BASES):
+            return True
+        return any(
+            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and s.name in ("__getitem__", "__iter__", "__getitems__")
+            for s in node.body
+        )
+
+    def holders(self, meaning: Meaning) -> list[CopiedRng]:
+        """The copied RNG objects an instance of ``meaning`` carries (its bases' too)."""
+        result: list[CopiedRng] = []
+        seen: set[int] = set()
+        stack = [meaning]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.ClassDef) and id(current) not in seen:
+                seen.add(id(current))
+                result.extend(c for c in self.copied_rngs if c.holder is current)
+                stack.extend(self.resolver.class_bases(current))
+        return result
+
+    def enclosing_function(self, scope: Scope) -> Union[FunctionNode, ast.Module]:
+        """The function (or the module) whose body a scope's code runs in."""
+        current: Optional[Scope] = scope
+        while current is not None:
+            if isinstance(current.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                return current.node
+            current = current.parent
+        return self.tree
+
+
+def _is_self_attribute(target: ast.expr) -> bool:
+    return (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    )
+
+
+def _has_custom_init(meaning: Meaning) -> bool:
+    if not isinstance(meaning, ast.ClassDef):
+        return False
+    for stmt in meaning.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__init__":
+            args = stmt.args
+            passthrough = len(args.args) == 1 and args.vararg is not None and args.kwarg is not None
+            return not passthrough
+    return False
+
+
+# Constructors of RNG objects that carry their own state (pytorch-rng.md 3.3-3.4): a copy made
+# before the workers start is duplicated in every worker and not reseeded by PyTorch.
+RNG_OBJECT_FACTORIES: frozenset[str] = frozenset(
+    {
+        "numpy.random.default_rng",
+        "numpy.random.RandomState",
+        "numpy.random.Generator",
+        "random.Random",
+        "torch.Generator",
+    }
+)
+DATASET_BASES: frozenset[str] = frozenset(
+    {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset"}
+)
+
+
+@dataclass(frozen=True)
+class CopiedRng:
+    """An RNG object a dataset holds from before the workers start."""
+
+    holder: ast.ClassDef  # the dataset class
+    name: str  # "self.rng" or the module-level name
+    factory: str  # e.g. "numpy.random.default_rng"
+    where: str  # "NoisyDataset.__init__" or "module level"
+    node: ast.AST

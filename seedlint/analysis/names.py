@@ -1,0 +1,490 @@
+"""What a name means: scopes, bindings and qualified names.
+
+One walk over a module's stdlib ``ast`` builds the scopes (module, class, function, lambda,
+comprehension) and every binding in them. Rules never look at imports themselves: they ask
+:meth:`NameResolver.meanings` what an expression may denote and get qualified names
+(``"torch.utils.data.DataLoader"``) or the module's own class and function definitions.
+
+Resolution is flow-insensitive on purpose: a name bound several times in one scope may mean any
+of its bindings, which is exactly the "may take the hazardous value on some path" policy.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+# Public modules whose names are re-exported by a shorter, canonical path.
+_CANONICAL_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("torch.utils.data.dataloader.", "torch.utils.data."),
+    ("torch.utils.data.sampler.", "torch.utils.data."),
+    ("torch.utils.data.dataset.", "torch.utils.data."),
+    ("torch.utils.data.distributed.", "torch.utils.data."),
+    ("torch.cuda.random.", "torch.cuda."),
+    ("torch.cuda.graphs.", "torch.cuda."),
+    ("torch.xpu.random.", "torch.xpu."),
+    ("torch.xpu.graphs.", "torch.xpu."),
+    ("torch.random.", "torch."),
+    ("torch._C.", "torch."),
+    ("numpy.random.mtrand.", "numpy.random."),
+)
+
+
+def canonical(qualname: str) -> str:
+    """Map a qualified name to the public spelling that rules compare against."""
+    for prefix, replacement in _CANONICAL_PREFIXES:
+        if qualname.startswith(prefix):
+            return replacement + qualname[len(prefix) :]
+    return qualname
+
+
+FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+ScopeNode = Union[
+    ast.Module,
+    ast.ClassDef,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+]
+# What an expression may denote: an external qualified name, or a definition in this module.
+Meaning = Union[str, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+@dataclass(eq=False)
+class Binding:
+    """One place where a name gets a value."""
+
+    kind: str  # "import", "assign", "param", "vararg", "def", "class", "other"
+    scope: Scope
+    node: ast.AST
+    value: Optional[ast.expr] = None  # "assign": the assigned expression; "param": its default
+    qualname: Optional[str] = None  # "import": what the name is bound to
+    conditional: bool = False  # inside if/for/while/try/match in its scope
+
+
+@dataclass(eq=False)
+class Scope:
+    node: ScopeNode
+    parent: Optional[Scope]
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    global_names: set[str] = field(default_factory=set)
+
+    @property
+    def is_class(self) -> bool:
+        return isinstance(self.node, ast.ClassDef)
+
+    @property
+    def module(self) -> Scope:
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def add(self, name: str, binding: Binding) -> None:
+        self.bindings.setdefault(name, []).append(binding)
+
+
+@dataclass(eq=False)
+class DictMutation:
+    """``kw.update(...)``, ``kw["key"] = value``, ``kw.pop("key")`` and the like."""
+
+    scope: Scope
+    name: str
+    node: ast.AST
+    conditional: bool
+    kind: str = "call"  # "call", "store" (value is the stored expression or None), "del"
+    value: Optional[ast.expr] = None
+
+
+class ScopeBuilder(ast.NodeVisitor):
+    """Builds scopes and bindings, and records every call and ``with`` with its scope."""
+
+    def __init__(self, module: ast.Module) -> None:
+        self.module_scope = Scope(module, None)
+        self.scope = self.module_scope
+        self.calls: list[tuple[ast.Call, Scope]] = []
+        self.withs: list[tuple[Union[ast.With, ast.AsyncWith], Scope]] = []
+        self.functions: list[tuple[FunctionNode, Scope]] = []
+        self.classes: list[tuple[ast.ClassDef, Scope]] = []
+        self.dict_mutations: list[DictMutation] = []
+        self.star_imports: list[str] = []
+        self.scope_of: dict[int, Scope] = {}  # id(scope node) -> scope
+        self._depth = 0  # conditional nesting inside the current scope
+        self.scope_of[id(module)] = self.module_scope
+        self.generic_visit(module)
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _bind(self, name: str, kind: str, node: ast.AST, **kw: object) -> None:
+        scope = self.scope
+        if name in scope.global_names:
+            scope = self.module_scope
+        binding = Binding(kind, scope, node, conditional=self._depth > 0, **kw)  # type: ignore[arg-type]
+        scope.add(name, binding)
+
+    def _bind_target(self, target: ast.expr, value: Optional[ast.expr]) -> None:
+        if isinstance(target, ast.Name):
+            if value is not None:
+                self._bind(target.id, "assign", target, value=value)
+            else:
+                self._bind(target.id, "other", target)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._bind_target(element, None)
+        elif isinstance(target, ast.Starred):
+            self._bind_target(target.value, None)
+        elif isinstance(target, ast.Subscript):
+            self._record_subscript(target, "store", value)
+
+    def _record_subscript(
+        self, target: ast.Subscript, kind: str, value: Optional[ast.expr]
+    ) -> None:
+        if isinstance(target.value, ast.Name):
+            self.dict_mutations.append(
+                DictMutation(self.scope, target.value.id, target, self._depth > 0, kind, value)
+            )
+
+    def _enter(self, node: ScopeNode) -> Scope:
+        scope = Scope(node, self.scope)
+        self.scope_of[id(node)] = scope
+        return scope
+
+    def _visit_in(self, scope: Scope, nodes: list[ast.AST]) -> None:
+        saved, saved_depth = self.scope, self._depth
+        self.scope, self._depth = scope, 0
+        for node in nodes:
+            self.visit(node)
+        self.scope, self._depth = saved, saved_depth
+
+    def _conditional(self, node: ast.AST) -> None:
+        self._depth += 1
+        self.generic_visit(node)
+        self._depth -= 1
+
+    # -- bindings ------------------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                self._bind(alias.asname, "import", node, qualname=alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                self._bind(top, "import", node, qualname=top)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = "." * node.level + (node.module or "")
+        for alias in node.names:
+            if alias.name == "*":
+                self.star_imports.append(module)
+                continue
+            qualname = (
+                f"{module}.{alias.name}"
+                if module and not module.endswith(".")
+                else (module + alias.name)
+            )
+            self._bind(alias.asname or alias.name, "import", node, qualname=qualname)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for target in node.targets:
+            self._bind_target(target, node.value)
+            if not isinstance(target, ast.Name):
+                self.visit(target)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        self.visit(node.annotation)
+        self._bind_target(node.target, node.value)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        if isinstance(node.target, ast.Name):
+            self._bind(node.target.id, "other", node)
+        else:
+            if isinstance(node.target, ast.Subscript):
+                self._record_subscript(node.target, "store", None)
+            self.visit(node.target)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        scope = self.scope
+        while isinstance(scope.node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            assert scope.parent is not None
+            scope = scope.parent
+        saved, self.scope = self.scope, scope
+        self._bind(node.target.id, "assign", node.target, value=node.value)
+        self.scope = saved
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.scope.global_names.update(node.names)
+
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
+        for name in node.names:
+            self._bind(name, "other", node)
+
+    def visit_For(self, node: Union[ast.For, ast.AsyncFor]) -> None:
+        self.visit(node.iter)
+        self._bind_target(node.target, None)
+        self._depth += 1
+        for stmt in [*node.body, *node.orelse]:
+            self.visit(stmt)
+        self._depth -= 1
+
+    def visit_AsyncFor(self, node: ast.AsyncFor) -> None:
+        self.visit_For(node)
+
+    def visit_With(self, node: Union[ast.With, ast.AsyncWith]) -> None:
+        self.withs.append((node, self.scope))
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self._bind_target(item.optional_vars, None)
+        for stmt in node.body:
+            self.visit(stmt)
+
+    def visit_AsyncWith(self, node: ast.AsyncWith) -> None:
+        self.visit_With(node)
+
+    def visit_If(self, node: ast.If) -> None:
+        self._conditional(node)
+
+    def visit_While(self, node: ast.While) -> None:
+        self._conditional(node)
+
+    def visit_Try(self, node: ast.Try) -> None:
+        self._conditional(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self._bind(node.name, "other", node)
+        self.generic_visit(node)
+
+    def visit_Match(self, node: ast.AST) -> None:
+        self._conditional(node)
+
+    def visit_MatchAs(self, node: ast.AST) -> None:
+        name = getattr(node, "name", None)
+        if name:
+            self._bind(name, "other", node)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: ast.AST) -> None:
+        self.visit_MatchAs(node)
+
+    def visit_MatchMapping(self, node: ast.AST) -> None:
+        rest = getattr(node, "rest", None)
+        if rest:
+            self._bind(rest, "other", node)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.calls.append((node, self.scope))
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.attr in ("update", "setdefault", "pop", "clear")
+        ):
+            self.dict_mutations.append(
+                DictMutation(self.scope, func.value.id, node, self._depth > 0)
+            )
+        self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Subscript):
+                self._record_subscript(target, "del", None)
+        self.generic_visit(node)
+
+    # -- scopes --------------------------------------------------------------------------------
+    def _function(self, node: FunctionNode) -> None:
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        args = node.args
+        for default in [*args.defaults, *args.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+        if node.returns is not None:
+            self.visit(node.returns)
+        self._bind(node.name, "def", node)
+        self.functions.append((node, self.scope))
+        scope = self._enter(node)
+        self._bind_params(scope, args)
+        self._visit_in(scope, list(node.body))
+
+    visit_FunctionDef = _function
+    visit_AsyncFunctionDef = _function
+
+    def _bind_params(self, scope: Scope, args: ast.arguments) -> None:
+        positional = [*args.posonlyargs, *args.args]
+        defaults: list[Optional[ast.expr]] = [None] * (len(positional) - len(args.defaults))
+        defaults.extend(args.defaults)
+        pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
+        for arg, default in pairs:
+            scope.add(arg.arg, Binding("param", scope, arg, value=default))
+        for star in (args.vararg, args.kwarg):
+            if star is not None:
+                scope.add(star.arg, Binding("vararg", scope, star))
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+        scope = self._enter(node)
+        self._bind_params(scope, node.args)
+        self._visit_in(scope, [node.body])
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for expr in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
+            self.visit(expr)
+        self._bind(node.name, "class", node)
+        self.classes.append((node, self.scope))
+        scope = self._enter(node)
+        self._visit_in(scope, list(node.body))
+
+    def _comprehension(
+        self, node: Union[ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp]
+    ) -> None:
+        generators = node.generators
+        self.visit(generators[0].iter)
+        scope = self._enter(node)
+        saved, self.scope = self.scope, scope
+        for index, comp in enumerate(generators):
+            if index:
+                self.visit(comp.iter)
+            self._bind_target(comp.target, None)
+            for condition in comp.ifs:
+                self.visit(condition)
+        if isinstance(node, ast.DictComp):
+            self.visit(node.key)
+            self.visit(node.value)
+        else:
+            self.visit(node.elt)
+        self.scope = saved
+
+    visit_ListComp = _comprehension
+    visit_SetComp = _comprehension
+    visit_DictComp = _comprehension
+    visit_GeneratorExp = _comprehension
+
+
+def lookup(name: str, scope: Scope) -> Optional[list[Binding]]:
+    """The bindings a use of ``name`` in ``scope`` may refer to (Python's LEGB rule)."""
+    current: Optional[Scope] = scope
+    first = True
+    while current is not None:
+        if name in current.global_names:
+            current = current.module
+        if (first or not current.is_class) and name in current.bindings:
+            return current.bindings[name]
+        first = False
+        current = current.parent
+    return None
+
+
+def dotted_name(expr: ast.expr) -> Optional[str]:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+class NameResolver:
+    """Answers "what may this expression denote?" for one module."""
+
+    def __init__(self, builder: ScopeBuilder) -> None:
+        self.builder = builder
+        self._active: set[int] = set()
+
+    def meanings(self, expr: ast.expr, scope: Scope) -> frozenset[Meaning]:
+        key = id(expr)
+        if key in self._active:  # a name defined in terms of itself
+            return frozenset()
+        self._active.add(key)
+        try:
+            return frozenset(self._meanings(expr, scope))
+        finally:
+            self._active.discard(key)
+
+    def _meanings(self, expr: ast.expr, scope: Scope) -> Iterator[Meaning]:
+        if isinstance(expr, ast.Name):
+            bindings = lookup(expr.id, scope)
+            if bindings is None:
+                for module in self.builder.star_imports:
+                    yield canonical(f"{module}.{expr.id}")
+                return
+            for binding in bindings:
+                yield from self._binding_meanings(binding)
+        elif isinstance(expr, ast.Attribute):
+            for base in self.meanings(expr.value, scope):
+                if isinstance(base, str):
+                    yield canonical(f"{base}.{expr.attr}")
+        elif isinstance(expr, ast.IfExp):
+            yield from self.meanings(expr.body, scope)
+            yield from self.meanings(expr.orelse, scope)
+        elif isinstance(expr, ast.NamedExpr):
+            yield from self.meanings(expr.value, scope)
+
+    def _binding_meanings(self, binding: Binding) -> Iterator[Meaning]:
+        if binding.kind == "import" and binding.qualname is not None:
+            yield canonical(binding.qualname)
+        elif binding.kind == "assign" and binding.value is not None:
+            yield from self.meanings(binding.value, binding.scope)
+        elif binding.kind == "class":
+            assert isinstance(binding.node, ast.ClassDef)
+            yield binding.node
+        elif binding.kind == "def":
+            assert isinstance(binding.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            yield binding.node
+
+    def qualnames(self, expr: ast.expr, scope: Scope) -> frozenset[str]:
+        return frozenset(m for m in self.meanings(expr, scope) if isinstance(m, str))
+
+    def class_bases(self, node: ast.ClassDef) -> frozenset[Meaning]:
+        scope = self.builder.scope_of[id(node)].parent
+        assert scope is not None
+        result: set[Meaning] = set()
+        for base in node.bases:
+            result |= self.meanings(base, scope)
+        return frozenset(result)
+
+    def is_subclass(self, meaning: Meaning, targets: frozenset[str]) -> bool:
+        """Whether ``meaning`` is one of ``targets`` or a class of this module deriving from one."""
+        seen: set[int] = set()
+        stack = [meaning]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, str):
+                if current in targets:
+                    return True
+            elif isinstance(current, ast.ClassDef) and id(current) not in seen:
+                seen.add(id(current))
+                stack.extend(self.class_bases(current))
+        return False
+
+    def scope_of(self, node: ScopeNode) -> Scope:
+        return self.builder.scope_of[id(node)]
+
+    def imports_module(self, prefix: str) -> bool:
+        """Whether the module imports ``prefix`` or anything below it, in any scope."""
+        for scope in self.builder.scope_of.values():
+            for bindings in scope.bindings.values():
+                for binding in bindings:
+                    name = binding.qualname
+                    if (
+                        binding.kind == "import"
+                        and name is not None
+                        and (name == prefix or name.startswith(prefix + "."))
+                    ):
+                        return True
+        return any(m == prefix or m.startswith(prefix + ".") for m in self.builder.star_imports)

@@ -1,0 +1,380 @@
+"""The ``seedlint`` command: options and exit codes (0 clean, 1 findings, 2 error)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Optional, TextIO
+
+from seedlint import __version__, report
+from seedlint.config import (
+    OUTPUT_FORMATS,
+    ConfigError,
+    Settings,
+    SettingsResolver,
+    expand,
+    parse_per_file_ignores,
+)
+from seedlint.diagnostics import Finding
+from seedlint.discovery import discover
+from seedlint.rules import BY_CODE, RULES
+from seedlint.rules.rng000_invalid_file import READ_ERROR
+from seedlint.runner import Cache, Job, check_jobs, default_jobs, invalid, read_file
+from seedlint.source import DecodeError, Source
+
+SUBCOMMANDS = ("check", "rule", "rules", "clean")
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # exit 2 with one line, like ruff
+        raise UsageError(message)
+
+
+def _codes(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="seedlint",
+        description="Find and fix unseeded random streams in PyTorch code.",
+    )
+    parser.add_argument("--version", action="version", version=f"seedlint {__version__}")
+    sub = parser.add_subparsers(dest="command")
+
+    check = sub.add_parser("check", help="check files and folders (the default command)")
+    check.add_argument(
+        "paths", nargs="*", help="files or folders to check (default: .); - for stdin"
+    )
+    fix = check.add_argument_group("fixes")
+    fix.add_argument("--fix", action="store_true", default=None, help="apply safe fixes")
+    fix.add_argument("--no-fix", dest="fix", action="store_false")
+    fix.add_argument("--unsafe-fixes", action="store_true", default=None)
+    fix.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false")
+    fix.add_argument("--fix-only", action="store_true", help="apply fixes, report nothing else")
+    fix.add_argument("--diff", action="store_true", help="print the fixes as a diff; write nothing")
+    fix.add_argument("--show-fixes", action="store_true", help="list what was fixed")
+    fix.add_argument("--exit-non-zero-on-fix", action="store_true")
+    fix.add_argument("--fix-seed", type=int, help="the seed a fix uses when the code names none")
+    rules = check.add_argument_group("rule selection")
+    for name in ("select", "extend-select", "ignore", "extend-ignore", "fixable", "unfixable"):
+        rules.add_argument(f"--{name}", type=_codes, metavar="CODES")
+    rules.add_argument("--per-file-ignores", action="append", metavar="GLOB:CODES")
+    files = check.add_argument_group("files")
+    files.add_argument("--exclude", type=_codes, metavar="GLOBS")
+    files.add_argument("--extend-exclude", type=_codes, metavar="GLOBS")
+    files.add_argument("--respect-gitignore", action="store_true", default=None)
+    files.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false")
+    files.add_argument("--force-exclude", action="store_true", default=None)
+    files.add_argument("--stdin-filename", help="the name to report for standard input")
+    config = check.add_argument_group("configuration")
+    config.add_argument("--config", type=Path, help="a config file to use for every file")
+    config.add_argument("--isolated", action="store_true", help="ignore every config file")
+    out = check.add_argument_group("output")
+    out.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default=os.environ.get("SEEDLINT_OUTPUT_FORMAT") or None,
+    )
+    out.add_argument("-o", "--output-file", type=Path)
+    out.add_argument("--statistics", action="store_true")
+    out.add_argument("-e", "--exit-zero", action="store_true")
+    out.add_argument("-q", "--quiet", action="store_true", help="print findings only")
+    out.add_argument("-s", "--silent", action="store_true", help="print nothing")
+    out.add_argument("--show-files", action="store_true", help="list the files to check")
+    speed = check.add_argument_group("speed")
+    speed.add_argument(
+        "--no-cache", action="store_true", default=bool(os.environ.get("SEEDLINT_NO_CACHE"))
+    )
+    speed.add_argument("--cache-dir", type=Path, default=os.environ.get("SEEDLINT_CACHE_DIR"))
+    speed.add_argument("-j", "--jobs", type=int, help="processes to use (default: one per core)")
+
+    rule = sub.add_parser("rule", help="print a rule's documentation")
+    rule.add_argument("code", nargs="?")
+    rule.add_argument("--all", action="store_true")
+    rule.add_argument("--output-format", choices=("text", "json"), default="text")
+
+    sub.add_parser("rules", help="list the rules")
+    clean = sub.add_parser("clean", help="remove the cache folder")
+    clean.add_argument("--cache-dir", type=Path, default=os.environ.get("SEEDLINT_CACHE_DIR"))
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or (
+        args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")
+    ):
+        args_list.insert(0, "check")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+        if args.command == "rule":
+            return _rule(args)
+        if args.command == "rules":
+            return _rules()
+        if args.command == "clean":
+            return _clean(args)
+        return _check(args)
+    except UsageError as error:
+        print(f"seedlint: error: {error}", file=sys.stderr)
+        return 2
+    except ConfigError as error:
+        print(f"seedlint: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("seedlint: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+def _rule(args: argparse.Namespace) -> int:
+    if args.all:
+        chosen = list(RULES)
+    elif args.code and args.code.upper() in BY_CODE:
+        chosen = [BY_CODE[args.code.upper()]]
+    else:
+        raise UsageError(f"unknown rule `{args.code}`" if args.code else "name a rule, or --all")
+    if args.output_format == "json":
+        items = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "summary": r.summary,
+                "fix": f"Fix is {r.fix_availability} available." if r.fix_availability else None,
+                "explanation": r.documentation(),
+            }
+            for r in chosen
+        ]
+        print(json.dumps(items if args.all else items[0], indent=2))
+    else:
+        print("\n".join(r.documentation() for r in chosen), end="")
+    return 0
+
+
+def _rules() -> int:
+    for rule in RULES:
+        fixable = "fixable" if rule.fix_availability else "-"
+        print(f"{rule.code}  {rule.name:<40} {fixable}")
+    return 0
+
+
+def _clean(args: argparse.Namespace) -> int:
+    import shutil
+
+    folder = args.cache_dir or Path(".seedlint_cache")
+    if folder.is_dir():
+        shutil.rmtree(folder)
+    return 0
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for name in ("select", "extend_select", "ignore", "extend_ignore", "fixable", "unfixable"):
+        value = getattr(args, name)
+        if value is not None:
+            expand(tuple(value), name.replace("_", "-"))
+            overrides[name] = tuple(value)
+    for name in ("exclude", "extend_exclude"):
+        if getattr(args, name) is not None:
+            overrides[name] = tuple(getattr(args, name))
+    for name in ("respect_gitignore", "force_exclude", "unsafe_fixes", "fix_seed"):
+        if getattr(args, name) is not None:
+            overrides[name] = getattr(args, name)
+    if args.per_file_ignores:
+        overrides["per_file_ignores"] = parse_per_file_ignores(args.per_file_ignores)
+    return overrides
+
+
+def _check(args: argparse.Namespace) -> int:
+    resolver = SettingsResolver(_overrides(args), config=args.config, isolated=args.isolated)
+    default = resolver.default()
+    output_format = args.output_format or default.output_format or "full"
+    fixing = bool(args.fix or args.fix_only or args.diff)
+    paths = [Path(p) for p in (args.paths or ["."])]
+    for path in paths:
+        if str(path) != "-" and not path.exists() and not path.is_symlink():
+            raise UsageError(f"{path}: no such file or folder")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    processes = args.jobs or default_jobs()
+
+    if [str(p) for p in paths] == ["-"]:
+        return _check_stdin(args, resolver, output_format, fixing)
+
+    jobs: list[Job] = []
+    findings: list[Finding] = []
+    for candidate in discover(paths, resolver):
+        display = os.path.normpath(str(candidate.path))
+        if args.show_files:
+            print(display)
+            continue
+        if candidate.problem is not None:
+            if "RNG000" in candidate.settings.enabled_codes():
+                findings.append(invalid(display, READ_ERROR, f"cannot read: {candidate.problem}"))
+            continue
+        raw, problem = read_file(candidate.path)
+        if raw is None:
+            if "RNG000" in candidate.settings.enabled_codes():
+                findings.append(invalid(display, READ_ERROR, problem or "cannot read"))
+            continue
+        jobs.append(Job(candidate.path, display, candidate.settings, raw))
+    if args.show_files:
+        return 0
+
+    fixed_count = 0
+    fixed_report: list[Finding] = []
+    if fixing:
+        from seedlint.fixes.apply import fix_jobs
+
+        outcome = fix_jobs(jobs, args, processes)
+        findings.extend(outcome.remaining)
+        fixed_count = len(outcome.fixed)
+        fixed_report = outcome.fixed
+        if args.diff:
+            sys.stdout.write(outcome.diff)
+            return 1 if outcome.diff else 0
+    else:
+        cache = None
+        if not args.no_cache:
+            cache = Cache(args.cache_dir or Path(default.cache_dir or ".seedlint_cache"))
+        findings.extend(check_jobs(jobs, processes, cache))
+        if cache is not None:
+            cache.save()
+        for finding_list in (findings,):
+            _attach_fix_markers(finding_list, resolver)
+
+    findings.sort(key=lambda f: f.sort_key)
+    _emit(args, findings, output_format, fixed_count, fixed_report)
+    if args.exit_zero:
+        return 0
+    if fixing and args.exit_non_zero_on_fix and fixed_count:
+        return 1
+    if args.fix_only:
+        return 0
+    return 1 if findings else 0
+
+
+def _attach_fix_markers(findings: list[Finding], resolver: SettingsResolver) -> None:
+    """Without --fix, findings carry no fix edits; mark which ones a fix exists for."""
+    from seedlint.fixes.apply import describe_fix
+
+    for index, finding in enumerate(findings):
+        if finding.fixable and finding.fix is None:
+            settings = resolver.for_path(Path(finding.path))
+            described = describe_fix(finding, settings)
+            if described is not None:
+                findings[index] = replace(finding, fix=described)
+
+
+def _check_stdin(
+    args: argparse.Namespace, resolver: SettingsResolver, output_format: str, fixing: bool
+) -> int:
+    display = args.stdin_filename or "-"
+    settings = resolver.for_path(Path(display)) if args.stdin_filename else resolver.default()
+    raw = sys.stdin.buffer.read()
+    if fixing and not args.diff:
+        from seedlint.fixes.apply import fix_bytes
+
+        outcome = fix_bytes(
+            raw, display, settings, bool(args.unsafe_fixes or settings.unsafe_fixes)
+        )
+        sys.stdout.buffer.write(outcome.new_raw)
+        sys.stdout.flush()
+        remaining = sorted(outcome.remaining, key=lambda f: f.sort_key)
+        text = report.FORMATS["concise"](remaining, None)
+        sys.stderr.write(text)
+        if args.exit_zero:
+            return 0
+        return 1 if remaining else 0
+    job = Job(Path(display), display, settings, raw)
+    if fixing:
+        from seedlint.fixes.apply import fix_jobs
+
+        outcome_jobs = fix_jobs([job], args, 1)
+        sys.stdout.write(outcome_jobs.diff)
+        return 1 if outcome_jobs.diff else 0
+    findings = check_jobs([job], 1, None)
+    _attach_fix_markers(findings, resolver)
+    findings.sort(key=lambda f: f.sort_key)
+    sources = {display: _lines_of(raw)} if raw else {}
+    _emit(args, findings, output_format, 0, [], sources)
+    if args.exit_zero:
+        return 0
+    return 1 if findings else 0
+
+
+def _lines_of(raw: bytes) -> list[str]:
+    try:
+        return Source.decode(raw).text.splitlines()
+    except DecodeError:
+        return []
+
+
+def _emit(
+    args: argparse.Namespace,
+    findings: list[Finding],
+    output_format: str,
+    fixed_count: int,
+    fixed: list[Finding],
+    sources: Optional[dict[str, list[str]]] = None,
+) -> None:
+    if args.silent:
+        return
+    stream: TextIO
+    close = False
+    if args.output_file is not None:
+        stream = open(args.output_file, "w", encoding="utf-8")  # noqa: SIM115
+        close = True
+    else:
+        stream = sys.stdout
+    try:
+        shown = [] if args.fix_only else findings
+        if output_format == "full" and sources is None:
+            sources = {}
+            for path in sorted({f.path for f in shown}):
+                if path.endswith(".ipynb"):
+                    continue
+                raw, _ = read_file(Path(path))
+                if raw is not None:
+                    sources[path] = _lines_of(raw)
+        stream.write(report.FORMATS[output_format](shown, sources))
+        if output_format in report.HUMAN and not args.quiet:
+            if args.show_fixes and fixed:
+                stream.write(_fixed_list(fixed))
+            if args.statistics:
+                stream.write(report.statistics(findings))
+            stream.write(report.summary(shown, fixed_count))
+        elif args.statistics and output_format in report.HUMAN:
+            stream.write(report.statistics(findings))
+    finally:
+        if close:
+            stream.close()
+
+
+def _fixed_list(fixed: list[Finding]) -> str:
+    from collections import Counter
+
+    by_file: dict[str, Counter[str]] = {}
+    for finding in fixed:
+        by_file.setdefault(finding.path, Counter())[finding.code] += 1
+    lines = [f"\nFixed {len(fixed)} finding{'s' if len(fixed) != 1 else ''}:"]
+    for path, counts in sorted(by_file.items()):
+        lines.append(f"- {path}:")
+        for code, count in sorted(counts.items()):
+            lines.append(f"    {count} × {code} ({BY_CODE[code].name})")
+    return "\n".join(lines) + "\n\n"
+
+
+def _unused(settings: Settings) -> None:  # pragma: no cover - keeps the import used
+    del settings

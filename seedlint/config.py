@@ -1,0 +1,337 @@
+"""Settings: defaults, ``[tool.seedlint]`` in ``pyproject.toml`` (or ``seedlint.toml`` /
+``.seedlint.toml``), and command-line overrides, as ruff resolves them.
+
+The closest configuration file to each checked file wins (no implicit merging with parents);
+``--config FILE`` applies one file to everything; ``--isolated`` ignores every file; options
+given on the command line override any file.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Optional
+
+from seedlint.analysis.facts import AnalysisOptions
+from seedlint.rules import BY_CODE
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+CONFIG_FILES = (".seedlint.toml", "seedlint.toml", "pyproject.toml")
+
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".seedlint_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.pyi", "*.ipynb")
+
+
+class ConfigError(Exception):
+    """Bad configuration: reported on one line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    root: Path = field(default_factory=Path.cwd)  # the folder relative patterns start from
+    config_file: Optional[Path] = None
+    select: tuple[str, ...] = ("ALL",)
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDES
+    extend_exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    extend_include: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+    dataloader_classes: tuple[str, ...] = ()
+    capture_contexts: tuple[str, ...] = ()
+    seed_functions: tuple[str, ...] = ()
+    fix_seed: int = 0
+    unsafe_fixes: bool = False
+    fixable: tuple[str, ...] = ("ALL",)
+    unfixable: tuple[str, ...] = ()
+    output_format: Optional[str] = None
+    cache_dir: Optional[str] = None
+
+    @property
+    def analysis(self) -> AnalysisOptions:
+        return AnalysisOptions(self.dataloader_classes, self.capture_contexts, self.seed_functions)
+
+    def enabled_codes(self) -> frozenset[str]:
+        codes = expand(self.select, "select")
+        codes |= expand(self.extend_select, "extend-select")
+        codes -= expand((*self.ignore, *self.extend_ignore), "ignore")
+        return frozenset(codes)
+
+    def fixable_codes(self) -> frozenset[str]:
+        return frozenset(expand(self.fixable, "fixable") - expand(self.unfixable, "unfixable"))
+
+    def ignored_for(self, path: Path) -> frozenset[str]:
+        """Codes that ``per-file-ignores`` switches off for ``path``."""
+        ignored: set[str] = set()
+        for pattern, codes in self.per_file_ignores:
+            negated = pattern.startswith("!")
+            matched = path_matches(path, pattern.lstrip("!"), self.root)
+            if matched != negated:
+                ignored |= expand(codes, "per-file-ignores")
+        return frozenset(ignored)
+
+    def fingerprint(self) -> str:
+        """A digest of everything that changes findings (the cache key's settings part)."""
+        data = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in ("output_format", "cache_dir", "config_file")
+        }
+        data["root"] = str(self.root)
+        blob = json.dumps(data, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def expand(selectors: tuple[str, ...], option: str) -> set[str]:
+    """Rule selectors (``ALL``, a prefix such as ``RNG`` or ``RNG00``, a code) to codes."""
+    codes: set[str] = set()
+    for raw in selectors:
+        selector = raw.strip().upper()
+        if not selector:
+            continue
+        if selector == "ALL":
+            codes |= set(BY_CODE)
+            continue
+        matched = {code for code in BY_CODE if code.startswith(selector)}
+        if not matched:
+            raise ConfigError(f"Unknown rule selector `{raw}` in `{option}`")
+        codes |= matched
+    return codes
+
+
+def path_matches(path: Path, pattern: str, root: Path) -> bool:
+    """ruff's exclusion globs: a bare name matches any path component's name; a pattern with a
+    slash matches the path relative to ``root`` (or the absolute path)."""
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(path.name, pattern)
+    absolute = path if path.is_absolute() else Path.cwd() / path
+    try:
+        relative = absolute.relative_to(root).as_posix()
+    except ValueError:
+        relative = absolute.as_posix()
+    pattern = pattern.rstrip("/")
+    return (
+        fnmatch.fnmatchcase(relative, pattern)
+        or fnmatch.fnmatchcase(absolute.as_posix(), pattern)
+        or fnmatch.fnmatchcase(relative, pattern + "/*")
+    )
+
+
+# -- reading files ---------------------------------------------------------------------------
+_LIST_KEYS = {
+    "select",
+    "extend-select",
+    "ignore",
+    "extend-ignore",
+    "exclude",
+    "extend-exclude",
+    "include",
+    "extend-include",
+    "dataloader-classes",
+    "capture-contexts",
+    "seed-functions",
+    "fixable",
+    "unfixable",
+}
+_BOOL_KEYS = {"respect-gitignore", "force-exclude", "unsafe-fixes"}
+_STR_KEYS = {"output-format", "cache-dir"}
+_INT_KEYS = {"fix-seed"}
+KNOWN_KEYS = _LIST_KEYS | _BOOL_KEYS | _STR_KEYS | _INT_KEYS | {"per-file-ignores"}
+OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif")
+
+
+def load_file(path: Path) -> Optional[dict[str, Any]]:
+    """The seedlint table of a config file; None for a pyproject.toml without one."""
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    if path.name == "pyproject.toml":
+        tool = data.get("tool", {})
+        table = tool.get("seedlint") if isinstance(tool, dict) else None
+        if table is None:
+            return None
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: `tool.seedlint` must be a table")
+        return table
+    return data
+
+
+def apply_table(settings: Settings, table: dict[str, Any], path: Path) -> Settings:
+    """Validate a config table and apply it on top of ``settings``."""
+    changes: dict[str, Any] = {}
+    for key, value in table.items():
+        attr = key.replace("-", "_")
+        where = f"{path}: `{key}`"
+        if key not in KNOWN_KEYS:
+            raise ConfigError(f"{path}: unknown key `{key}` in the seedlint configuration")
+        if key in _LIST_KEYS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where} must be a list of strings")
+            changes[attr] = tuple(value)
+        elif key in _BOOL_KEYS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where} must be true or false")
+            changes[attr] = value
+        elif key in _INT_KEYS:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ConfigError(f"{where} must be an integer")
+            changes[attr] = value
+        elif key in _STR_KEYS:
+            if not isinstance(value, str):
+                raise ConfigError(f"{where} must be a string")
+            if key == "output-format" and value not in OUTPUT_FORMATS:
+                raise ConfigError(f"{where} must be one of {', '.join(OUTPUT_FORMATS)}")
+            changes[attr] = value
+        elif key == "per-file-ignores":
+            changes[attr] = _per_file_ignores(value, where)
+    for key in ("select", "extend-select", "ignore", "extend-ignore", "fixable", "unfixable"):
+        if key in table:
+            try:
+                expand(tuple(table[key]), key)
+            except ConfigError as error:
+                raise ConfigError(f"{path}: {error}") from None
+    return replace(settings, **changes)
+
+
+def _per_file_ignores(value: object, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table of glob = [codes]")
+    result = []
+    for pattern, codes in value.items():
+        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+            raise ConfigError(f"{where}: `{pattern}` must be a list of codes")
+        try:
+            expand(tuple(codes), "per-file-ignores")
+        except ConfigError as error:
+            raise ConfigError(f"{where}: {error}") from None
+        result.append((pattern, tuple(codes)))
+    return tuple(result)
+
+
+def parse_per_file_ignores(items: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``--per-file-ignores 'tests/*.py:RNG001,RNG002'`` entries."""
+    result = []
+    for item in items:
+        pattern, sep, codes = item.rpartition(":")
+        if not sep or not pattern:
+            raise ConfigError(f"--per-file-ignores: expected PATTERN:CODES, got `{item}`")
+        parsed = tuple(c for c in codes.split(",") if c.strip())
+        expand(parsed, "per-file-ignores")
+        result.append((pattern, parsed))
+    return tuple(result)
+
+
+def find_config_file(directory: Path) -> Optional[Path]:
+    """The closest config file at or above ``directory`` that configures seedlint."""
+    current = directory
+    while True:
+        for name in CONFIG_FILES:
+            candidate = current / name
+            if candidate.is_file() and (
+                name != "pyproject.toml" or load_file(candidate) is not None
+            ):
+                return candidate
+        if current.parent == current:
+            return None
+        current = current.parent
+
+
+class SettingsResolver:
+    """Settings for each file: the closest config file's, with CLI overrides on top."""
+
+    def __init__(
+        self,
+        overrides: dict[str, Any],
+        config: Optional[Path] = None,
+        isolated: bool = False,
+    ) -> None:
+        self.overrides = overrides
+        self.isolated = isolated
+        self._by_file: dict[Optional[Path], Settings] = {}
+        self._by_dir: dict[Path, Settings] = {}
+        self.fixed: Optional[Settings] = None
+        if isolated:
+            self.fixed = self._finish(Settings(root=Path.cwd()))
+        elif config is not None:
+            self.fixed = self._from_file(config)
+
+    def _from_file(self, path: Optional[Path]) -> Settings:
+        if path in self._by_file:
+            return self._by_file[path]
+        if path is None:
+            settings = Settings(root=Path.cwd())
+        else:
+            path = path.resolve()
+            if not path.is_file():
+                raise ConfigError(f"{path}: configuration file not found")
+            table = load_file(path) or {}
+            settings = apply_table(Settings(root=path.parent, config_file=path), table, path)
+        settings = self._finish(settings)
+        self._by_file[path] = settings
+        return settings
+
+    def _finish(self, settings: Settings) -> Settings:
+        return replace(settings, **self.overrides) if self.overrides else settings
+
+    def for_path(self, path: Path) -> Settings:
+        if self.fixed is not None:
+            return self.fixed
+        directory = (path if path.is_dir() else path.parent).absolute()
+        cached = self._by_dir.get(directory)
+        if cached is None:
+            cached = self._from_file(find_config_file(directory))
+            self._by_dir[directory] = cached
+        return cached
+
+    def default(self) -> Settings:
+        return self.fixed if self.fixed is not None else self.for_path(Path.cwd())
+
+
+def env_flag(name: str) -> Optional[str]:
+    value = os.environ.get(name)
+    return value if value else None

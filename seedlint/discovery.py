@@ -1,0 +1,176 @@
+"""Which files to check: the walk, ruff's default excludes, ``.gitignore``, explicit paths.
+
+A file named on the command line is always checked (unless ``--force-exclude``); directories
+are walked for ``include`` globs, skipping ``exclude``/``extend-exclude`` and, by default, what
+``.gitignore``, ``.ignore`` and ``.git/info/exclude`` ignore. Symbolic links to folders are not
+followed, and a linked file whose target lies outside the folder being walked is skipped, so a
+walk never leaves the tree it was given.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import pathspec
+
+from seedlint.config import Settings, SettingsResolver, path_matches
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: Path
+    settings: Settings
+    explicit: bool
+    problem: Optional[str] = None  # a file that cannot be read: reported as RNG000
+
+
+class _Ignores:
+    """The ignore files that apply to one folder, from the walk's root down."""
+
+    def __init__(self, specs: tuple[tuple[Path, pathspec.PathSpec[Any]], ...] = ()) -> None:
+        self.specs = specs
+
+    def child(self, directory: Path) -> _Ignores:
+        lines: list[str] = []
+        for name in (".gitignore", ".ignore"):
+            try:
+                lines.extend((directory / name).read_text(errors="replace").splitlines())
+            except OSError:
+                continue
+        if (directory / ".git").is_dir():
+            try:
+                exclude = directory / ".git" / "info" / "exclude"
+                lines.extend(exclude.read_text(errors="replace").splitlines())
+            except OSError:
+                pass
+        if not lines:
+            return self
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        return _Ignores((*self.specs, (directory, spec)))
+
+    def ignored(self, path: Path, is_dir: bool) -> bool:
+        for base, spec in self.specs:
+            try:
+                relative = path.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            if spec.match_file(relative + "/" if is_dir else relative):
+                return True
+        return False
+
+
+def _excluded(path: Path, settings: Settings) -> bool:
+    return any(
+        path_matches(path, pattern, settings.root)
+        for pattern in (*settings.exclude, *settings.extend_exclude)
+    )
+
+
+def _included(name: str, settings: Settings) -> bool:
+    return any(
+        fnmatch.fnmatchcase(name, pattern)
+        for pattern in (*settings.include, *settings.extend_include)
+    )
+
+
+def _git_ignores_above(directory: Path) -> _Ignores:
+    """Ignore files of the enclosing repository, from its root down to ``directory``."""
+    chain = [directory, *directory.parents]
+    root = next((d for d in chain if (d / ".git").exists()), None)
+    if root is None:
+        return _Ignores()
+    ignores = _Ignores()
+    for folder in reversed(chain[: chain.index(root) + 1]):
+        if folder != directory:
+            ignores = ignores.child(folder)
+    return ignores
+
+
+def discover(paths: list[Path], resolver: SettingsResolver) -> Iterator[Candidate]:
+    for given in paths:
+        if given.is_dir():  # a folder (or a link to one) named explicitly: walk it
+            yield from _walk(given, resolver)
+        else:
+            settings = resolver.for_path(given)
+            if settings.force_exclude and _explicitly_excluded(given, settings):
+                continue
+            yield Candidate(given, settings, explicit=True)
+
+
+def _explicitly_excluded(path: Path, settings: Settings) -> bool:
+    absolute = path.absolute()
+    for part in [absolute, *absolute.parents]:
+        if _excluded(part, settings):
+            return True
+    if settings.respect_gitignore:
+        ignores = _git_ignores_above(absolute.parent).child(absolute.parent)
+        return ignores.ignored(absolute, is_dir=False)
+    return False
+
+
+def _walk(top: Path, resolver: SettingsResolver) -> Iterator[Candidate]:
+    root_settings = resolver.for_path(top)
+    absolute_top = top.absolute()
+    real_top = os.path.realpath(absolute_top)
+    ignores = _git_ignores_above(absolute_top) if root_settings.respect_gitignore else _Ignores()
+    stack: list[tuple[Path, Path, _Ignores]] = [(top, absolute_top, ignores)]
+    while stack:
+        directory, absolute_dir, ignores = stack.pop()
+        settings = resolver.for_path(directory)
+        if settings.respect_gitignore:
+            ignores = ignores.child(absolute_dir)
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as error:
+            yield Candidate(directory, settings, False, f"cannot list folder: {error.strerror}")
+            continue
+        subdirs: list[tuple[Path, Path, _Ignores]] = []
+        for entry in entries:
+            path = Path(entry.path)
+            absolute = absolute_dir / entry.name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if _excluded(absolute, settings):
+                continue
+            if is_dir:
+                if settings.respect_gitignore and ignores.ignored(absolute, is_dir=True):
+                    continue
+                subdirs.append((path, absolute, ignores))
+                continue
+            if not _included(entry.name, settings):
+                continue
+            if settings.respect_gitignore and ignores.ignored(absolute, is_dir=False):
+                continue
+            if is_link:
+                problem = _link_problem(path, real_top)
+                if problem == "outside":
+                    continue
+                if problem is not None:
+                    yield Candidate(path, settings, False, problem)
+                    continue
+                if os.path.isdir(path):
+                    continue  # a link to a folder: never followed
+            yield Candidate(path, settings, explicit=False)
+        stack.extend(reversed(subdirs))
+
+
+def _link_problem(path: Path, real_top: str) -> Optional[str]:
+    try:
+        target = os.path.realpath(path, strict=True)
+    except OSError as error:
+        if error.errno is not None and error.errno == 40:  # ELOOP
+            return "symbolic link loop"
+        return "dangling symbolic link"
+    except RuntimeError:  # pragma: no cover - older Pythons report loops this way
+        return "symbolic link loop"
+    if not (target == real_top or target.startswith(real_top.rstrip(os.sep) + os.sep)):
+        return "outside"
+    return None

@@ -1,0 +1,1 @@
+"""Fixes: libcst codemods that seed what the rules find (see ``apply.py``)."""

@@ -1,0 +1,63 @@
+"""Suppression comments, as ruff and flake8 read them.
+
+* ``# noqa`` (every code) or ``# noqa: RNG001, RNG002`` on the line a finding points at, or on the
+  last line of a multi-line flagged call;
+* ``# seedlint: noqa`` on its own line anywhere in a file: the whole file; ``# seedlint: noqa:
+  RNG001`` on its own line: that code in the whole file (ruff's ``# ruff: noqa: CODE``);
+* flake8's ``# flake8: noqa`` on its own line: the whole file, whatever codes follow (flake8's
+  meaning).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+_CODES = r"[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*"
+LINE_NOQA = re.compile(rf"#\s*noqa(?::\s*(?P<codes>{_CODES}))?", re.IGNORECASE)
+FILE_NOQA = re.compile(
+    rf"^[ \t\f]*#\s*(?P<tool>seedlint|flake8)\s*[:=]\s*noqa(?::\s*(?P<codes>{_CODES}))?",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SPLIT = re.compile(r"[\s,]+")
+
+
+def _codes(text: Optional[str]) -> Optional[frozenset[str]]:
+    if not text:
+        return None
+    return frozenset(c.upper() for c in _SPLIT.split(text.strip()) if c)
+
+
+@dataclass(frozen=True)
+class FileExemption:
+    all_codes: bool
+    codes: frozenset[str]
+
+    def covers(self, code: str) -> bool:
+        return self.all_codes or code in self.codes
+
+
+def file_exemption(text: str) -> FileExemption:
+    all_codes = False
+    codes: set[str] = set()
+    if "noqa" not in text and "NOQA" not in text:
+        return FileExemption(False, frozenset())
+    for match in FILE_NOQA.finditer(text):
+        parsed = _codes(match.group("codes"))
+        if match.group("tool").lower() == "flake8" or parsed is None:
+            all_codes = True
+        else:
+            codes |= parsed
+    return FileExemption(all_codes, frozenset(codes))
+
+
+def line_suppresses(line: str, code: str) -> bool:
+    """Whether a physical line's ``# noqa`` covers ``code``."""
+    if "#" not in line:
+        return False
+    for match in LINE_NOQA.finditer(line):
+        codes = _codes(match.group("codes"))
+        if codes is None or code in codes or any(code.startswith(c) for c in codes):
+            return True
+    return False

@@ -1,0 +1,57 @@
+"""The shape every rule shares (after Fixit's ``LintRule`` and ruff's ``Violation``).
+
+A rule is one class in one module: its code, kebab-case name, one-line summary, the names a file
+must contain for it to fire (the pre-filter), its detection over :class:`ModuleFacts`, and its
+documentation (the text of ``docs/rules/<CODE>.md`` and of ``seedlint rule <CODE>``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar, Optional
+
+from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A finding as a rule reports it: the node it points at and what is wrong."""
+
+    node: ast.AST
+    message: str
+    # Data a fix needs (for example the capture region a seeding call sits in).
+    context: Optional[object] = None
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    # "Fix is always available." / "Fix is sometimes available." / no fix
+    fix_availability: ClassVar[Optional[str]] = None
+    # The rule's documentation in markdown, from "## What it does" to "## References".
+    doc: ClassVar[str]
+
+    def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
+        """Substrings a file must contain for this rule to fire: every group needs one hit.
+
+        The pre-filter reads these, so they must cover every spelling the rule resolves.
+        """
+        raise NotImplementedError
+
+    def check(self, facts: ModuleFacts) -> Iterator[Violation]:
+        raise NotImplementedError
+
+    @classmethod
+    def documentation(cls) -> str:
+        lines = [f"# {cls.name} ({cls.code})", ""]
+        if cls.fix_availability:
+            lines += [f"Fix is {cls.fix_availability} available.", ""]
+        lines.append(cls.doc.strip())
+        return "\n".join(lines) + "\n"
+
+
+def triggered(text: str, groups: tuple[tuple[str, ...], ...]) -> bool:
+    return all(any(word in text for word in group) for group in groups)

@@ -1,0 +1,183 @@
+"""RNG004: torch's generators left unseeded while other streams are seeded."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Union
+
+from seedlint.analysis.facts import AnalysisOptions, ModuleFacts, SeedCall
+from seedlint.analysis.seeding import Seeding
+from seedlint.rules.base import Rule, Violation
+
+_MULTI_DEVICE_CLASSES = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.data_parallel.DataParallel",
+        "torch.nn.parallel.data_parallel",
+    }
+)
+_CUDA_INDEX = re.compile(r"^cuda:[1-9]")
+
+
+@dataclass(frozen=True)
+class SeedBlock:
+    """The seeding calls of one function (or of the module's top level), in source order."""
+
+    owner: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]
+    calls: tuple[SeedCall, ...]
+    case: str  # "unseeded-torch", "cuda-only", "current-device-only"
+
+
+class MissingCudaSeeding(Rule):
+    code = "RNG004"
+    name = "missing-cuda-seeding"
+    summary = "torch's CPU and CUDA generators are left unseeded while other streams are seeded"
+    fix_availability = "always"
+    doc = """
+## What it does
+Checks for a module that seeds some random streams but leaves torch's generators unseeded:
+
+- (a) it imports torch and seeds `random` and/or `np.random`, but never seeds torch;
+- (b) it seeds torch only through `torch.cuda.manual_seed`/`torch.cuda.manual_seed_all`, never
+  `torch.manual_seed`;
+- (c) as (b), with `torch.cuda.manual_seed` (the *current* device only) in a module that uses
+  several devices in one process (`DataParallel`, `torch.cuda.device_count()`, `"cuda:1"`-style
+  devices) and no `manual_seed_all`.
+
+One finding per seed block (the seeding calls of one function, or of the module's top level), at
+its first seeding call.
+
+It never flags a module that calls `torch.manual_seed`, or a seeding helper from `seed-functions`
+(Lightning's `seed_everything`, `transformers.set_seed`, `transformers.enable_full_determinism`,
+`accelerate.utils.set_seed`): `torch.manual_seed` already seeds every CUDA device, so a
+`torch.cuda.manual_seed_all` after it is redundant, and no fix ever adds one.
+
+## Why is this bad?
+`torch.manual_seed(seed)` seeds the CPU generator **and** every CUDA device (and MPS, XPU, MTIA),
+lazily if CUDA is not initialised yet (`torch/random.py`, `manual_seed`). Seeding `random` and
+`numpy` does not touch torch at all: model initialisation, dropout, `torch.rand*`, shuffling and the
+DataLoader's worker seeds still differ on every run.
+
+`torch.cuda.manual_seed*` alone seeds only CUDA: the CPU generator, which initialises models built
+on the CPU and draws every DataLoader's order and `base_seed`, stays unseeded. And
+`torch.cuda.manual_seed` seeds only the current device; its docstring warns that this is
+"insufficient to get determinism" with several GPUs.
+
+## Example
+```python
+import random
+
+import numpy as np
+import torch
+
+
+def set_seed(seed):
+    random.seed(seed)
+    np.random.seed(seed)
+```
+
+Use instead:
+```python
+def set_seed(seed):
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)  # also seeds every CUDA device
+```
+
+## Fix safety
+The fix adds `torch.manual_seed(SEED)` after the block's last seeding call, with the seed that
+block already uses (the argument of its last seeding call) or the `fix-seed` setting, and adds
+`import torch` when the name is not bound. It only adds seeding, so it is safe; it changes the
+random numbers torch draws afterwards, which is its purpose.
+
+## Options
+- `seed-functions`: more helpers that seed everything (qualified names).
+- `fix-seed`: the seed a fix uses when the program names none.
+
+## References
+- PyTorch, Reproducibility notes: `torch.manual_seed` "to seed the RNG for all devices (both CPU
+  and CUDA)".
+- PyTorch source, `torch/random.py` (`manual_seed`), `torch/cuda/random.py` (`manual_seed`,
+  `manual_seed_all`).
+"""
+
+    def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
+        return (("torch",), ("seed", "determinism"))
+
+    def check(self, facts: ModuleFacts) -> Iterator[Violation]:
+        calls = facts.seed_calls
+        kinds = {c.kind for c in calls}
+        if Seeding.TORCH in kinds or Seeding.HELPER in kinds:
+            return
+        if not facts.resolver.imports_module("torch"):
+            return
+        cuda_kinds = {Seeding.CUDA_CURRENT, Seeding.CUDA_ALL}
+        if kinds & cuda_kinds:
+            current_only = Seeding.CUDA_ALL not in kinds and _multi_device(facts)
+            wanted = cuda_kinds
+            case = "current-device-only" if current_only else "cuda-only"
+        elif kinds & {Seeding.RANDOM, Seeding.NUMPY}:
+            wanted, case = {Seeding.RANDOM, Seeding.NUMPY}, "unseeded-torch"
+        else:
+            return
+        for block in _blocks(facts, [c for c in calls if c.kind in wanted], case):
+            first = block.calls[0]
+            yield Violation(first.call, _message(block), context=block)
+
+
+def _blocks(facts: ModuleFacts, calls: list[SeedCall], case: str) -> Iterator[SeedBlock]:
+    grouped: dict[int, list[SeedCall]] = {}
+    owners: dict[int, Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]] = {}
+    for seed in calls:
+        owner = facts.enclosing_function(seed.scope)
+        grouped.setdefault(id(owner), []).append(seed)
+        owners[id(owner)] = owner
+    for key, group in grouped.items():
+        group.sort(key=lambda s: (s.call.lineno, s.call.col_offset))
+        yield SeedBlock(owners[key], tuple(group), case)
+
+
+def _message(block: SeedBlock) -> str:
+    if block.case == "unseeded-torch":
+        seeded = sorted({_stream(c.kind) for c in block.calls})
+        return (
+            f"{' and '.join(seeded)} seeded but torch is not: call `torch.manual_seed` too "
+            "(it seeds the CPU and every CUDA device); model init, dropout and DataLoader order "
+            "differ on every run"
+        )
+    text = (
+        "torch is seeded only through `torch.cuda`: the CPU generator (CPU model init, "
+        "DataLoader order and worker seeds) stays unseeded; use `torch.manual_seed`, which seeds "
+        "the CPU and every CUDA device"
+    )
+    if block.case == "current-device-only":
+        text += (
+            ", since `torch.cuda.manual_seed` also seeds only the current device and this module "
+            "uses several"
+        )
+    return text
+
+
+def _stream(kind: Seeding) -> str:
+    return "`random`" if kind is Seeding.RANDOM else "`np.random`"
+
+
+def _multi_device(facts: ModuleFacts) -> bool:
+    for call, scope in facts.builder.calls:
+        names = facts.resolver.qualnames(call.func, scope)
+        if names & _MULTI_DEVICE_CLASSES or "torch.cuda.device_count" in names:
+            return True
+        if "torch.device" in names and len(call.args) > 1:
+            return True
+    for node in ast.walk(facts.tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and _CUDA_INDEX.match(node.value)
+        ):
+            return True
+    return False

@@ -1,0 +1,342 @@
+"""The per-file pipeline, the process pool and the cache.
+
+bytes -> pre-filter (does the text contain a name a selected rule can fire on?) -> decode ->
+``ast.parse`` -> module facts -> rules -> suppression. Any failure in one file becomes that
+file's RNG000 finding; the run goes on.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import multiprocessing
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from seedlint import __version__
+from seedlint.analysis.facts import ModuleFacts
+from seedlint.config import Settings
+from seedlint.diagnostics import Finding
+from seedlint.noqa import file_exemption, line_suppresses
+from seedlint.rules import BY_CODE, RULES, Rule
+from seedlint.rules.base import Violation, triggered
+from seedlint.rules.rng000_invalid_file import INTERNAL_ERROR, READ_ERROR, SYNTAX_ERROR
+from seedlint.source import DecodeError, Source
+
+
+@dataclass
+class RuleSet:
+    """The selected rules for one settings object, with their pre-filter words."""
+
+    rules: list[Rule]
+    triggers: list[tuple[tuple[str, ...], ...]]
+    enabled: frozenset[str]
+    # Every word any selected rule needs; a file with none of them cannot have a finding.
+    any_words: tuple[bytes, ...] = field(default=())
+
+    @classmethod
+    def build(cls, settings: Settings) -> RuleSet:
+        enabled = settings.enabled_codes()
+        options = settings.analysis
+        rules = [rule() for rule in RULES if rule.code in enabled and rule.code != "RNG000"]
+        triggers = [rule.triggers(options) for rule in rules]
+        words = sorted({w for t in triggers for w in (t[0] if t else ())})
+        return cls(rules, triggers, enabled, tuple(w.encode() for w in words))
+
+    def may_fire(self, raw: bytes) -> bool:
+        return any(word in raw for word in self.any_words)
+
+
+_RULESETS: dict[str, RuleSet] = {}
+
+
+def ruleset(settings: Settings) -> RuleSet:
+    key = settings.fingerprint()
+    found = _RULESETS.get(key)
+    if found is None:
+        found = _RULESETS[key] = RuleSet.build(settings)
+    return found
+
+
+@dataclass
+class Analysis:
+    """Everything one check of one file produced (the fixer uses the violations)."""
+
+    findings: list[Finding]
+    source: Optional[Source] = None
+    tree: Optional[ast.Module] = None
+    violations: list[tuple[Rule, Violation, Finding]] = field(default_factory=list)
+
+
+def invalid(path: str, kind: str, message: str, row: int = 1, col: int = 0) -> Finding:
+    return Finding(
+        "RNG000", kind, message, path, max(row, 1), max(col, 0), max(row, 1), max(col, 0)
+    )
+
+
+def analyze_text(
+    text: str, display: str, settings: Settings, source: Optional[Source] = None
+) -> Analysis:
+    """Check already-decoded Python text (notebooks and stdin come here too)."""
+    rules = ruleset(settings)
+    source = source or Source(text, "utf-8")
+    try:
+        tree = ast.parse(text, filename=display)
+    except SyntaxError as error:
+        row = error.lineno or 1
+        col = max((error.offset or 1) - 1, 0)
+        reason = error.msg or "invalid syntax"
+        return Analysis([invalid(display, SYNTAX_ERROR, f"SyntaxError: {reason}", row, col)])
+    except ValueError as error:  # NUL bytes on some Python versions
+        return Analysis([invalid(display, SYNTAX_ERROR, f"SyntaxError: {error}")])
+    except (RecursionError, MemoryError) as error:
+        message = f"{type(error).__name__}: the file is nested too deeply to parse"
+        return Analysis([invalid(display, SYNTAX_ERROR, message)])
+    facts = ModuleFacts(tree, settings.analysis)
+    analysis = Analysis([], source, tree)
+    exemption = file_exemption(text)
+    ignored = settings.ignored_for(Path(display))
+    for rule, groups in zip(rules.rules, rules.triggers):
+        if rule.code in ignored or exemption.covers(rule.code) or not triggered(text, groups):
+            continue
+        for violation in rule.check(facts):
+            finding = to_finding(rule, violation, display, source)
+            if any(line_suppresses(source.line(r), rule.code) for r in finding.noqa_rows):
+                continue
+            analysis.findings.append(finding)
+            analysis.violations.append((rule, violation, finding))
+    analysis.findings.sort(key=lambda f: f.sort_key)
+    return analysis
+
+
+def to_finding(rule: Rule, violation: Violation, display: str, source: Source) -> Finding:
+    node = violation.node
+    row = getattr(node, "lineno", 1)
+    end_row = getattr(node, "end_lineno", None) or row
+    col = source.char_col(row, getattr(node, "col_offset", 0))
+    end_col = source.char_col(end_row, getattr(node, "end_col_offset", None) or 0)
+    noqa_rows = (row, end_row) if end_row != row else (row,)
+    return Finding(
+        rule.code,
+        rule.name,
+        violation.message,
+        display,
+        row,
+        col,
+        end_row,
+        end_col,
+        noqa_rows=noqa_rows,
+        fixable=rule.fix_availability is not None,
+    )
+
+
+def analyze_bytes(raw: bytes, display: str, settings: Settings) -> Analysis:
+    """The whole pipeline for one file's bytes; never raises."""
+    try:
+        rules = ruleset(settings)
+        if not rules.may_fire(raw):
+            return Analysis([])
+        if display.endswith(".ipynb"):
+            from seedlint.notebook import analyze_notebook
+
+            return analyze_notebook(raw, display, settings)
+        try:
+            source = Source.decode(raw)
+        except DecodeError as error:
+            return Analysis([invalid(display, READ_ERROR, f"cannot decode: {error}")])
+        if "\0" in source.text:
+            return Analysis([invalid(display, READ_ERROR, "cannot check: the file has NUL bytes")])
+        return analyze_text(source.text, display, settings, source)
+    except Exception as error:  # a bug in seedlint: one finding, and the run goes on
+        message = (
+            f"internal error: {type(error).__name__}: {error} "
+            "(please report this at the seedlint issue tracker, with the file if you can)"
+        )
+        return Analysis([invalid(display, INTERNAL_ERROR, message)])
+
+
+def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(), None
+    except IsADirectoryError:
+        return None, "cannot read: it is a folder"
+    except OSError as error:
+        return None, f"cannot read: {error.strerror or error}"
+
+
+# -- the cache -------------------------------------------------------------------------------
+class Cache:
+    """Findings per file, keyed by the file's content hash, seedlint's version and the settings.
+
+    One JSON file per settings digest under ``<cache-dir>/<version>/``; written atomically.
+    Modification times are not used: CI checkouts reset them.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._tables: dict[str, dict[str, Any]] = {}
+        self._dirty: set[str] = set()
+
+    def _table(self, key: str) -> dict[str, Any]:
+        table = self._tables.get(key)
+        if table is None:
+            path = self.directory / __version__ / f"{key}.json"
+            try:
+                table = json.loads(path.read_text())
+                if not isinstance(table, dict):
+                    table = {}
+            except (OSError, ValueError):
+                table = {}
+            self._tables[key] = table
+        return table
+
+    def get(self, settings: Settings, path: str, digest: str) -> Optional[list[Finding]]:
+        entry = self._table(settings.fingerprint()).get(path)
+        if not entry or entry[0] != digest:
+            return None
+        try:
+            return [_finding_from_json(item) for item in entry[1]]
+        except (TypeError, KeyError, ValueError):
+            return None
+
+    def put(self, settings: Settings, path: str, digest: str, findings: list[Finding]) -> None:
+        key = settings.fingerprint()
+        self._table(key)[path] = [digest, [_finding_to_json(f) for f in findings]]
+        self._dirty.add(key)
+
+    def save(self) -> None:
+        if not self._dirty:
+            return
+        try:
+            folder = self.directory / __version__
+            folder.mkdir(parents=True, exist_ok=True)
+            (self.directory / ".gitignore").write_text("# Automatically created by seedlint.\n*\n")
+            tag = self.directory / "CACHEDIR.TAG"
+            if not tag.exists():
+                tag.write_text(
+                    "Signature: 8a477f597d28d172789f06886806bc55\n"
+                    "# This file is a cache directory tag created by seedlint.\n"
+                )
+            for key in self._dirty:
+                fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+                with os.fdopen(fd, "w") as handle:
+                    json.dump(self._tables[key], handle, separators=(",", ":"))
+                os.replace(tmp, folder / f"{key}.json")
+        except OSError as error:  # a read-only tree: the run still succeeds
+            print(f"seedlint: warning: cannot write the cache: {error}", file=sys.stderr)
+
+
+def _finding_to_json(finding: Finding) -> dict[str, Any]:
+    data = asdict(finding)
+    data["noqa_rows"] = list(finding.noqa_rows)
+    return data
+
+
+def _finding_from_json(data: dict[str, Any]) -> Finding:
+    data = dict(data)
+    data["noqa_rows"] = tuple(data.get("noqa_rows", ()))
+    data["fix"] = None
+    return Finding(**data)
+
+
+def digest(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+# -- running many files ----------------------------------------------------------------------
+@dataclass
+class Job:
+    path: Path
+    display: str
+    settings: Settings
+    raw: bytes
+    digest: str = ""
+
+
+_JOBS: list[Job] = []  # handed to forked workers by inheritance, not by pickling
+
+
+def _analyze_range(bounds: tuple[int, int]) -> list[list[Finding]]:
+    return [
+        analyze_bytes(job.raw, job.display, job.settings).findings
+        for job in _JOBS[bounds[0] : bounds[1]]
+    ]
+
+
+def analyze_jobs(jobs: Sequence[Job], processes: int) -> list[list[Finding]]:
+    """Findings for each job, in a pool of forked processes when that pays."""
+    total = sum(len(job.raw) for job in jobs)
+    if processes <= 1 or len(jobs) < 8 or total < 2_000_000 or not _can_fork():
+        return [analyze_bytes(j.raw, j.display, j.settings).findings for j in jobs]
+    global _JOBS
+    _JOBS = list(jobs)
+    try:
+        chunks = _chunks(jobs, processes * 4)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(processes, mp_context=context) as pool:
+            results: list[list[Finding]] = []
+            for part in pool.map(_analyze_range, chunks):
+                results.extend(part)
+            return results
+    finally:
+        _JOBS = []
+
+
+def _chunks(jobs: Sequence[Job], count: int) -> list[tuple[int, int]]:
+    """Index ranges of about equal byte size, so that one big file does not stall a worker."""
+    total = sum(len(job.raw) for job in jobs) or 1
+    target = total / count
+    bounds: list[tuple[int, int]] = []
+    start, size = 0, 0
+    for index, job in enumerate(jobs):
+        size += len(job.raw)
+        if size >= target:
+            bounds.append((start, index + 1))
+            start, size = index + 1, 0
+    if start < len(jobs):
+        bounds.append((start, len(jobs)))
+    return bounds
+
+
+def _can_fork() -> bool:
+    return sys.platform != "win32" and "fork" in multiprocessing.get_all_start_methods()
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_jobs(jobs: Iterable[Job], processes: int, cache: Optional[Cache]) -> list[Finding]:
+    """Findings for every job, through the cache when there is one."""
+    findings: list[Finding] = []
+    pending: list[Job] = []
+    for job in jobs:
+        if not ruleset(job.settings).may_fire(job.raw):
+            continue  # cannot have a finding: not parsed, not hashed, not cached
+        if cache is not None:
+            job.digest = digest(job.raw)
+            cached = cache.get(job.settings, job.display, job.digest)
+            if cached is not None:
+                findings.extend(cached)
+                continue
+        pending.append(job)
+    for job, result in zip(pending, analyze_jobs(pending, processes)):
+        findings.extend(result)
+        if cache is not None and not any(f.name == INTERNAL_ERROR for f in result):
+            cache.put(job.settings, job.display, job.digest, result)
+    return findings
+
+
+def rule_name(code: str) -> str:
+    return BY_CODE[code].name
