@@ -102,6 +102,9 @@ class RegionFinder:
                     if _method_call(block[later], "capture_end") == receiver:
                         end = later
                         break
+                    if _contains_end(block[later], receiver):  # e.g. in a `finally:`
+                        end = later + 1
+                        break
                 assert isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
                 func = stmt.value.func
                 assert isinstance(func, ast.Attribute)
@@ -134,6 +137,13 @@ class RegionFinder:
                     for meaning in self.resolver.meanings(value.func, binding.scope):
                         if isinstance(meaning, ast.ClassDef):
                             yield from _methods(meaning, "forward")
+
+
+def _contains_end(stmt: ast.stmt, receiver: str) -> bool:
+    return any(
+        isinstance(node, ast.stmt) and _method_call(node, "capture_end") == receiver
+        for node in ast.walk(stmt)
+    )
 
 
 def _methods(node: ast.ClassDef, name: str) -> Iterator[FunctionNode]:
