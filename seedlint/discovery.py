@@ -117,7 +117,11 @@ def _walk(top: Path, resolver: SettingsResolver) -> Iterator[Candidate]:
     root_settings = resolver.for_path(top)
     absolute_top = top.absolute()
     real_top = os.path.realpath(absolute_top)
-    ignores = _git_ignores_above(absolute_top) if root_settings.respect_gitignore else _Ignores()
+    ignores = _Ignores()
+    if root_settings.respect_gitignore:
+        ignores = _git_ignores_above(absolute_top)
+        if ignores.ignored(absolute_top, is_dir=True):  # a folder named explicitly is walked
+            ignores = _Ignores()
     stack: list[tuple[Path, Path, _Ignores]] = [(top, absolute_top, ignores)]
     while stack:
         directory, absolute_dir, ignores = stack.pop()

@@ -38,8 +38,9 @@ class RuleSet:
     rules: list[Rule]
     triggers: list[tuple[tuple[str, ...], ...]]
     enabled: frozenset[str]
-    # Every word any selected rule needs; a file with none of them cannot have a finding.
-    any_words: tuple[bytes, ...] = field(default=())
+    # Each rule's trigger groups, encoded: a file that misses a group of every rule cannot
+    # have a finding.
+    any_words: tuple[tuple[tuple[bytes, ...], ...], ...] = field(default=())
 
     @classmethod
     def build(cls, settings: Settings) -> RuleSet:
@@ -47,11 +48,16 @@ class RuleSet:
         options = settings.analysis
         rules = [rule() for rule in RULES if rule.code in enabled and rule.code != "RNG000"]
         triggers = [rule.triggers(options) for rule in rules]
-        words = sorted({w for t in triggers for w in (t[0] if t else ())})
-        return cls(rules, triggers, enabled, tuple(w.encode() for w in words))
+        encoded = tuple(
+            tuple(tuple(word.encode() for word in group) for group in groups) for groups in triggers
+        )
+        return cls(rules, triggers, enabled, encoded)
 
     def may_fire(self, raw: bytes) -> bool:
-        return any(word in raw for word in self.any_words)
+        """Whether some selected rule finds all of its trigger groups in the bytes."""
+        return any(
+            all(any(word in raw for word in group) for group in groups) for groups in self.any_words
+        )
 
 
 _RULESETS: dict[str, RuleSet] = {}
@@ -82,13 +88,24 @@ def invalid(path: str, kind: str, message: str, row: int = 1, col: int = 0) -> F
 
 
 def analyze_text(
-    text: str, display: str, settings: Settings, source: Optional[Source] = None
+    text: str,
+    display: str,
+    settings: Settings,
+    source: Optional[Source] = None,
+    tree: Optional[ast.Module] = None,
+    suppress: bool = True,
 ) -> Analysis:
-    """Check already-decoded Python text (notebooks and stdin come here too)."""
+    """Check already-decoded Python text (notebooks and stdin come here too).
+
+    ``tree``: the text's module, already parsed (the flake8 plugin passes flake8's), so that it
+    is not parsed again. ``suppress=False`` skips ``# noqa`` comments, file exemptions and
+    ``per-file-ignores`` (flake8 does its own suppression and selection).
+    """
     rules = ruleset(settings)
     source = source or Source(text, "utf-8")
     try:
-        tree = ast.parse(text, filename=display)
+        if tree is None:
+            tree = ast.parse(text, filename=display)
     except SyntaxError as error:
         row = error.lineno or 1
         col = max((error.offset or 1) - 1, 0)
@@ -101,14 +118,16 @@ def analyze_text(
         return Analysis([invalid(display, SYNTAX_ERROR, message)])
     facts = ModuleFacts(tree, settings.analysis)
     analysis = Analysis([], source, tree)
-    exemption = file_exemption(text)
-    ignored = settings.ignored_for(Path(display))
+    exemption = file_exemption(text) if suppress else file_exemption("")
+    ignored = settings.ignored_for(Path(display)) if suppress else frozenset()
     for rule, groups in zip(rules.rules, rules.triggers):
         if rule.code in ignored or exemption.covers(rule.code) or not triggered(text, groups):
             continue
         for violation in rule.check(facts):
             finding = to_finding(rule, violation, display, source)
-            if any(line_suppresses(source.line(r), rule.code) for r in finding.noqa_rows):
+            if suppress and any(
+                line_suppresses(source.line(r), rule.code) for r in finding.noqa_rows
+            ):
                 continue
             analysis.findings.append(finding)
             analysis.violations.append((rule, violation, finding))

@@ -62,7 +62,9 @@ def test_exit_codes(project: Path) -> None:
 def test_bare_command_is_check(project: Path) -> None:
     result = run(["--no-cache", "train.py"], project)
     assert result.returncode == 1
-    assert "train.py:3:10: RNG001" in run(["--output-format", "concise", "train.py"], project).stdout
+    assert (
+        "train.py:3:10: RNG001" in run(["--output-format", "concise", "train.py"], project).stdout
+    )
     assert run(["--version"], project).stdout.startswith("seedlint ")
 
 
@@ -88,7 +90,16 @@ def test_json_and_json_lines(project: Path) -> None:
     items = json.loads(result.stdout)
     assert len(items) == 1
     item = items[0]
-    for key in ("code", "message", "filename", "location", "end_location", "fix", "url", "noqa_row"):
+    for key in (
+        "code",
+        "message",
+        "filename",
+        "location",
+        "end_location",
+        "fix",
+        "url",
+        "noqa_row",
+    ):
         assert key in item
     assert item["code"] == "RNG001"
     assert item["location"] == {"row": 3, "column": 10}
@@ -203,7 +214,9 @@ def test_config_errors(project: Path, content: str, needle: str) -> None:
 
 
 def test_noqa(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text(UNSEEDED.replace("shuffle=True)", "shuffle=True)  # noqa: RNG001"))
+    (tmp_path / "a.py").write_text(
+        UNSEEDED.replace("shuffle=True)", "shuffle=True)  # noqa: RNG001")
+    )
     (tmp_path / "b.py").write_text(UNSEEDED.replace("shuffle=True)", "shuffle=True)  # noqa"))
     (tmp_path / "c.py").write_text("# seedlint: noqa\n" + UNSEEDED)
     (tmp_path / "d.py").write_text(UNSEEDED + "# flake8: noqa\n")
@@ -260,7 +273,9 @@ def test_excludes_and_gitignore(tmp_path: Path) -> None:
 
 
 def test_broken_file_beside_good_ones(project: Path) -> None:
-    (project / "broken.py").write_text("import torch\ndef train(:\n    pass\n")
+    (project / "broken.py").write_text(
+        "from torch.utils.data import DataLoader\ndef train(:\n    pass\n"
+    )
     result = run(["--no-cache", "--output-format", "concise", "."], project)
     assert result.returncode == 1
     lines = result.stdout.splitlines()

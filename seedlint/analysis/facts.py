@@ -108,11 +108,12 @@ class ModuleFacts:
     @cached_property
     def dataloader_calls(self) -> list[LoaderCall]:
         targets = self.options.all_dataloader_classes
+        spellings = self.resolver.spellings(frozenset(t.rsplit(".", 1)[-1] for t in targets))
         result: list[LoaderCall] = []
         for call, scope in self.builder.calls:
             func = call.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name is None:
+            if name is None or name not in spellings:
                 continue
             meanings = self.resolver.meanings(func, scope)
             loader = [m for m in meanings if self.resolver.is_subclass(m, targets)]
@@ -170,7 +171,12 @@ class ModuleFacts:
     @cached_property
     def seed_calls(self) -> list[SeedCall]:
         result: list[SeedCall] = []
+        spellings = self.resolver.spellings(self.seeding.last_names)
         for call, scope in self.builder.calls:
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name is None or name not in spellings:
+                continue
             kind = self.seeding.classify(call, scope)
             if kind is not None:
                 result.append(SeedCall(call, scope, kind))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Any, Callable, Optional, Union
 
 # Public modules whose names are re-exported by a shorter, canonical path.
 _CANONICAL_PREFIXES: tuple[tuple[str, str], ...] = (
@@ -118,6 +118,26 @@ class ScopeBuilder(ast.NodeVisitor):
         self._depth = 0  # conditional nesting inside the current scope
         self.scope_of[id(module)] = self.module_scope
         self.generic_visit(module)
+
+    # -- traversal -----------------------------------------------------------------------------
+    # The stdlib NodeVisitor looks a method up by name for every node, contexts and operators
+    # included; this walk dispatches on the type and skips the leaves no binding or call hides in.
+    def visit(self, node: ast.AST) -> None:
+        method = _DISPATCH.get(type(node))
+        if method is None:
+            self.generic_visit(node)
+        else:
+            method(self, node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for field_name in node._fields:
+            value = getattr(node, field_name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
+                        self.visit(item)
+            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                self.visit(value)
 
     # -- helpers -------------------------------------------------------------------------------
     def _bind(self, name: str, kind: str, node: ast.AST, **kw: object) -> None:
@@ -373,6 +393,54 @@ class ScopeBuilder(ast.NodeVisitor):
     visit_GeneratorExp = _comprehension
 
 
+def _last_name(expr: ast.expr) -> Optional[str]:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return None
+
+
+def _mentions(expr: Optional[ast.expr], names: set[str]) -> bool:
+    if expr is None:
+        return False
+    if isinstance(expr, ast.IfExp):
+        return _mentions(expr.body, names) or _mentions(expr.orelse, names)
+    if isinstance(expr, ast.NamedExpr):
+        return _mentions(expr.value, names)
+    return _last_name(expr) in names
+
+
+def _binding_mentions(binding: Binding, names: set[str]) -> bool:
+    if binding.kind == "import" and binding.qualname is not None:
+        return binding.qualname.rsplit(".", 1)[-1] in names
+    if binding.kind == "assign":
+        return _mentions(binding.value, names)
+    if binding.kind == "class" and isinstance(binding.node, ast.ClassDef):
+        return any(_mentions(base, names) for base in binding.node.bases)
+    return False
+
+
+_LEAVES = (
+    ast.expr_context,
+    ast.operator,
+    ast.cmpop,
+    ast.boolop,
+    ast.unaryop,
+    ast.Constant,
+    ast.Name,
+    ast.alias,
+    ast.Pass,
+    ast.Break,
+    ast.Continue,
+)
+_DISPATCH: dict[type, Callable[[ScopeBuilder, Any], None]] = {
+    getattr(ast, name[len("visit_") :]): method
+    for name, method in vars(ScopeBuilder).items()
+    if name.startswith("visit_") and hasattr(ast, name[len("visit_") :])
+}
+
+
 def lookup(name: str, scope: Scope) -> Optional[list[Binding]]:
     """The bindings a use of ``name`` in ``scope`` may refer to (Python's LEGB rule)."""
     current: Optional[Scope] = scope
@@ -474,6 +542,31 @@ class NameResolver:
 
     def scope_of(self, node: ScopeNode) -> Scope:
         return self.builder.scope_of[id(node)]
+
+    def spellings(self, last_names: frozenset[str]) -> frozenset[str]:
+        """Names a call can use to reach something whose name ends in one of ``last_names``:
+        the names themselves, import aliases, assigned aliases and subclasses, to a fixpoint.
+
+        A cheap gate before resolution: a call whose last name is not in this set cannot mean
+        any of them, so rules skip resolving it.
+        """
+        found = set(last_names)
+        bindings = [
+            (name, binding)
+            for scope in self.builder.scope_of.values()
+            for name, items in scope.bindings.items()
+            for binding in items
+        ]
+        changed = True
+        while changed:
+            changed = False
+            for name, binding in bindings:
+                if name in found:
+                    continue
+                if _binding_mentions(binding, found):
+                    found.add(name)
+                    changed = True
+        return frozenset(found)
 
     def imports_module(self, prefix: str) -> bool:
         """Whether the module imports ``prefix`` or anything below it, in any scope."""

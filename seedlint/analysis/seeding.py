@@ -94,6 +94,12 @@ class SeedingClassifier:
         self.evaluator = evaluator
         self.seed_functions = seed_functions
 
+    @property
+    def last_names(self) -> frozenset[str]:
+        """The last name of every callable :meth:`classify` can recognise."""
+        names = {q.rsplit(".", 1)[-1] for q in (*_BY_QUALNAME, *self.seed_functions)}
+        return frozenset({*names, "manual_seed", "seed", "Generator"})
+
     def classify(self, call: ast.Call, scope: Scope) -> Optional[Seeding]:
         func = call.func
         attr = func.attr if isinstance(func, ast.Attribute) else None

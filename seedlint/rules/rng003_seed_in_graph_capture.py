@@ -114,9 +114,13 @@ only with `--unsafe-fixes`. Seeding calls reached through a function, nested dee
 """
 
     def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
-        regions = {"graph", "capture"}
+        # A region needs a call of `graph` (any alias imports the name `graph` first), a
+        # `capture_begin()`, a `make_graphed_callables` or a configured context manager.
+        regions = {"graph(", "graph (", "graph as", "graph,", "graph\n", "graph\r", "graph)"}
+        regions.update(("capture_begin", "graphed_callables"))
         regions.update(c.rsplit(".", 1)[-1] for c in options.all_capture_contexts)
-        return (tuple(sorted(regions)), ("seed", "Generator", *_helper_names(options)))
+        seeding = ("seed", "Generator(", "Generator as", *_helper_names(options))
+        return (tuple(sorted(regions)), seeding)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         reported: set[int] = set()

@@ -106,7 +106,8 @@ random numbers torch draws afterwards, which is its purpose.
 """
 
     def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
-        return (("torch",), ("seed", "determinism"))
+        # A finding needs torch, and a `random`, `numpy.random` or `torch.cuda` seeding call.
+        return (("torch",), ("seed",), ("random", "cuda"))
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         calls = facts.seed_calls
