@@ -33,6 +33,8 @@ class Seeding(enum.Enum):
 
 _BY_QUALNAME: dict[str, Seeding] = {
     "torch.manual_seed": Seeding.TORCH,
+    "torch.default_generator.manual_seed": Seeding.TORCH,  # the CPU generator itself
+    "torch.default_generator.seed": Seeding.RESEED,
     "torch.cuda.manual_seed": Seeding.CUDA_CURRENT,
     "torch.cuda.manual_seed_all": Seeding.CUDA_ALL,
     "torch.xpu.manual_seed": Seeding.OTHER_DEVICE,

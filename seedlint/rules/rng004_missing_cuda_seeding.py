@@ -49,7 +49,10 @@ Checks for a module that seeds some random streams but leaves torch's generators
   devices) and no `manual_seed_all`.
 
 One finding per seed block (the seeding calls of one function, or of the module's top level), at
-its first seeding call.
+its first seeding call. For (a), a block counts when it is there to make the run repeatable: at
+the module's top level, in `main` or a function whose name says seeding (`set_seed`,
+`seed_everything`, `make_deterministic`, ...), or seeding both `random` and `np.random`. A
+library function that seeds `random` only for a fixed local sample of its own is not flagged.
 
 It never flags a module that calls `torch.manual_seed`, or a seeding helper from `seed-functions`
 (Lightning's `seed_everything`, `transformers.set_seed`, `transformers.enable_full_determinism`,
@@ -126,6 +129,8 @@ random numbers torch draws afterwards, which is its purpose.
         else:
             return
         for block in _blocks(facts, [c for c in calls if c.kind in wanted], case):
+            if case == "unseeded-torch" and not _seeds_the_run(block):
+                continue
             first = block.calls[0]
             yield Violation(first.call, _message(block), context=block)
 
@@ -140,6 +145,21 @@ def _blocks(facts: ModuleFacts, calls: list[SeedCall], case: str) -> Iterator[Se
     for key, group in grouped.items():
         group.sort(key=lambda s: (s.call.lineno, s.call.col_offset))
         yield SeedBlock(owners[key], tuple(group), case)
+
+
+_SEEDING_WORDS = ("seed", "determinis", "reproduc")
+
+
+def _seeds_the_run(block: SeedBlock) -> bool:
+    """Whether a `random`/`np.random` seed block is there to make the run repeatable, rather than
+    to draw a fixed local sample (a library function seeding `random` for its own choice)."""
+    owner = block.owner
+    if isinstance(owner, ast.Module):
+        return True  # a script's top level
+    name = owner.name.lower()
+    if name == "main" or any(word in name for word in _SEEDING_WORDS):
+        return True
+    return len({c.kind for c in block.calls}) > 1  # seeds both `random` and `np.random`
 
 
 def _message(block: SeedBlock) -> str:
