@@ -177,6 +177,13 @@ class ValueEvaluator:
             if isinstance(expr.op, ast.Not):
                 return known(not operand)
             return ANYTHING
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            inner = self.evaluate(expr.operand, scope)
+            if inner.options is None or inner.unknowable:
+                return ANYTHING
+            return Value(frozenset(not is_truthy(o) for o in inner.options))
+        if isinstance(expr, ast.BoolOp):
+            return self._bool_op(expr, scope)
         if isinstance(expr, ast.Name):
             if expr.id in _BUILTIN_CONSTANTS:  # Python 2 style names in odd code
                 return known(_BUILTIN_CONSTANTS[expr.id])
@@ -196,6 +203,16 @@ class ValueEvaluator:
             return known(OBJECT)
         if isinstance(expr, ast.Call) and self.constructs_object(expr, scope):
             return known(OBJECT)
+        return ANYTHING
+
+    def _bool_op(self, expr: ast.BoolOp, scope: Scope) -> Value:
+        """``a and b`` is false on every path where some operand always is (``or``: true)."""
+        want_truthy = isinstance(expr.op, ast.Or)
+        for operand in expr.values:
+            value = self.evaluate(operand, scope)
+            options = value.options
+            if options and all(is_truthy(o) == want_truthy for o in options):
+                return known(want_truthy)
         return ANYTHING
 
     def _binding_value(self, binding: Binding) -> Value:
