@@ -27,7 +27,8 @@ def _location(finding: Finding) -> str:
 
 
 def _marker(finding: Finding) -> str:
-    return "[*] " if finding.fix is not None and finding.fix.applicability == "safe" else ""
+    """``[*]`` for a fix that ``--fix`` applies (unsafe ones only with ``--unsafe-fixes``)."""
+    return "[*] " if finding.fix is not None and finding.fixable else ""
 
 
 def concise(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = None) -> str:
@@ -56,7 +57,7 @@ def full(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = 
             if finding.fix.applicability == "unsafe":
                 out.append("  note: This is an unsafe fix and may change runtime behavior")
         out.append("")
-    return "\n".join(out) + ("\n" if out and out[-1] != "" else "")
+    return "\n".join(out) + "\n" if out else ""
 
 
 def _json_item(finding: Finding) -> dict[str, Any]:
@@ -220,25 +221,21 @@ def summary(findings: Sequence[Finding], fixed: int = 0, unsafe_hidden: int = 0)
         lines.append(f"Found {count + fixed} {noun} ({fixed} fixed, {count} remaining).")
     else:
         lines.append(f"Found {count} finding{'s' if count != 1 else ''}.")
-    safe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe")
-    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "unsafe")
-    if safe or unsafe:
+    safe = sum(1 for f in findings if f.fix is not None and f.fixable)
+    unsafe = unsafe_hidden + sum(1 for f in findings if f.fix is not None and not f.fixable)
+    hidden = f"{unsafe} hidden fix{'es' if unsafe != 1 else ''} can be enabled with the "
+    hidden += "`--unsafe-fixes` option"
+    if safe:
         text = f"[*] {safe} fixable with the `--fix` option"
-        if unsafe:
-            text += f" ({unsafe} hidden fix{'es' if unsafe != 1 else ''} can be enabled with the "
-            text += "`--unsafe-fixes` option)"
-        lines.append(text + ".")
-    elif unsafe_hidden:
-        lines.append(
-            f"No fixes available ({unsafe_hidden} hidden fixes can be enabled with the "
-            "`--unsafe-fixes` option)."
-        )
+        lines.append(text + (f" ({hidden})." if unsafe else "."))
+    elif unsafe:
+        lines.append(f"No fixes available ({hidden}).")
     return "\n".join(lines) + "\n"
 
 
 def statistics(findings: Sequence[Finding]) -> str:
     counts = Counter(f.code for f in findings)
-    fixable = {f.code for f in findings if f.fix is not None}
+    fixable = {f.code for f in findings if f.fix is not None and f.fixable}
     lines = []
     for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
         mark = "[*]" if code in fixable else "[ ]"
