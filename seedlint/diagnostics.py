@@ -43,5 +43,6 @@ class Finding:
     fixable: bool = field(default=False, compare=False)
 
     @property
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.row, self.col, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        # Notebook rows count from their cell's start: order by cell first.
+        return (self.path, self.cell or 0, self.row, self.col, self.code)

@@ -1,14 +1,488 @@
-"""Jupyter notebooks: code cells checked as one program (placeholder)."""
+"""Jupyter notebooks: the code cells checked (and fixed) as one program, in order.
+
+The program is every code cell's source, each after a boundary comment line of its own
+(``# seedlint-cell-boundary N``, N the 1-based index of the cell among *all* cells, markdown
+included). Findings are mapped back to ``cell N`` and a row counted from the cell's first line.
+
+IPython syntax that is not Python is masked line by line before parsing: line magics
+(``%time``), shell escapes (``!pip``), help lines (``obj?``, ``?obj``), ``x = !cmd`` /
+``x = %magic`` assignments, backslash continuations of those, and whole cells whose cell magic
+does not run Python (``%%bash``, ``%%writefile``). A masked line becomes ``pass`` at the same
+indentation (so a block that holds only a magic still parses) followed by a numbered comment
+(``pass  # seedlint-magic 3``; a continuation line becomes the comment alone), and no line
+moves: rows stay the cell's rows, and columns on every other line are untouched.
+
+``--fix`` fixes the program with the fixers' ``fix_text``, splits the result back at the boundary
+comments (a line a fix inserts belongs to the cell where it appears), restores the masked lines,
+and splices only the changed cells' ``"source"`` values into the file's text: metadata, outputs,
+indentation, key order and the trailing newline stay byte-identical. A notebook with nothing to
+fix is returned unchanged.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import codecs
+import io
+import json
+import re
+import tokenize
+from dataclasses import dataclass, field, replace
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import TYPE_CHECKING, Any, Optional
 
 from seedlint.config import Settings
+from seedlint.diagnostics import Finding
+from seedlint.rules.rng000_invalid_file import READ_ERROR, SYNTAX_ERROR
 
 if TYPE_CHECKING:
     from seedlint.runner import Analysis
 
+BOUNDARY = "# seedlint-cell-boundary"
+_BOUNDARY_LINE = re.compile(r"# seedlint-cell-boundary (\d+)")
+_MASK = "# seedlint-magic"
+_MASK_LINE = re.compile(r"([ \t]*)(?:pass  )?# seedlint-magic (\d+)")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_WS = re.compile(r"[ \t\n\r]*")
+_ASSIGN_MAGIC = re.compile(r"[A-Za-z_][\w.\[\], ]*=\s*[%!]")
+# Cell magics whose body is Python that runs in the kernel: only their first line is masked.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+PYTHON_LANGUAGES = frozenset({"python", "python3", "ipython", "ipython3"})
 
+
+def _lines(text: str) -> list[str]:
+    """Lines with their endings, split on the newlines Python itself knows."""
+    return _LINE.findall(text)
+
+
+def _strip_newline(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+# -- masking IPython syntax ------------------------------------------------------------------
+def _is_magic(stripped: str) -> bool:
+    if not stripped:
+        return False
+    if stripped[0] in "%!?":
+        return True
+    if stripped.endswith("?") and "#" not in stripped:
+        return True  # obj? / obj?? help
+    return _ASSIGN_MAGIC.match(stripped) is not None
+
+
+def _string_interior_rows(text: str) -> set[int]:
+    """0-based indexes of lines that lie inside a multi-line string (not its first line)."""
+    rows: set[int] = set()
+    starts: list[int] = []
+    start_types = {getattr(tokenize, n, -1) for n in ("FSTRING_START", "TSTRING_START")}
+    end_types = {getattr(tokenize, n, -1) for n in ("FSTRING_END", "TSTRING_END")}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in start_types:
+                starts.append(token.start[0])
+            elif token.type in end_types and starts:
+                first = starts.pop()
+                rows.update(range(first, token.end[0]))
+            elif token.type == tokenize.STRING and token.end[0] > token.start[0]:
+                rows.update(range(token.start[0], token.end[0]))
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return rows
+
+
+def mask_cell(source: str, masks: list[str]) -> str:
+    """``source`` with IPython-only lines masked; their text is appended to ``masks``."""
+    lines = _lines(source)
+    if not lines:
+        return source
+    candidates: set[int] = set()
+    continuations: set[int] = set()  # lines that continue a masked line: comments, not `pass`
+    whole_cell = False
+    first = lines[0].strip()
+    if first.startswith("%%"):
+        name = first[2:].split()[0] if first[2:].split() else ""
+        if name in PYTHON_CELL_MAGICS:
+            candidates.add(0)
+        else:
+            whole_cell = True
+            candidates.update(range(len(lines)))
+    if not whole_cell:
+        continuing = False
+        for index, line in enumerate(lines):
+            body = _strip_newline(line)
+            if continuing or _is_magic(body.strip()):
+                candidates.add(index)
+                if continuing:
+                    continuations.add(index)
+                continuing = body.endswith("\\")
+            else:
+                continuing = False
+    if not candidates:
+        return source
+
+    def render(chosen: set[int], ids: dict[int, int]) -> str:
+        out = []
+        for index, line in enumerate(lines):
+            if index in chosen:
+                body = _strip_newline(line)
+                indent = "" if whole_cell else body[: len(body) - len(body.lstrip())]
+                mask = _MASK if index in continuations else f"pass  {_MASK}"
+                out.append(f"{indent}{mask} {ids[index]}{line[len(body) :]}")
+            else:
+                out.append(line)
+        return "".join(out)
+
+    provisional = {index: 0 for index in candidates}
+    if not whole_cell:
+        inside = _string_interior_rows(render(candidates, provisional))
+        candidates -= inside  # text in a multi-line string is data, not a magic
+    ids: dict[int, int] = {}
+    for index in sorted(candidates):
+        ids[index] = len(masks)
+        masks.append(_strip_newline(lines[index]))
+    return render(candidates, ids)
+
+
+def unmask(text: str, masks: list[str]) -> str:
+    """Put the masked lines of ``text`` back."""
+    if _MASK not in text:
+        return text
+    out = []
+    for line in _lines(text):
+        body = _strip_newline(line)
+        match = _MASK_LINE.fullmatch(body)
+        if match is not None and int(match.group(2)) < len(masks):
+            out.append(masks[int(match.group(2))] + line[len(body) :])
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+# -- reading the notebook --------------------------------------------------------------------
+@dataclass
+class Cell:
+    index: int  # 1-based, counting every cell
+    source: str  # the source as the notebook has it
+    is_list: bool  # a list of lines (nbformat's way) rather than one string
+
+
+@dataclass
+class Notebook:
+    text: str  # the file's text (without a BOM)
+    bom: bool
+    cells: list[Cell]  # the code cells
+    python: bool = True
+    masks: list[str] = field(default_factory=list)
+
+    def program(self) -> str:
+        """The code cells as one program, each after its boundary line, magics masked."""
+        self.masks = []
+        parts = []
+        for cell in self.cells:
+            parts.append(f"{BOUNDARY} {cell.index}\n")
+            masked = mask_cell(cell.source, self.masks)
+            if masked and not masked.endswith(("\n", "\r")):
+                masked += "\n"
+            parts.append(masked)
+        return "".join(parts)
+
+
+class NotebookError(Exception):
+    def __init__(self, kind: str, message: str, row: int = 1, col: int = 0) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.row = row
+        self.col = col
+
+
+def load(raw: bytes) -> Notebook:
+    """The notebook's code cells; NotebookError when the bytes are not a notebook."""
+    bom = raw.startswith(codecs.BOM_UTF8)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise NotebookError(READ_ERROR, f"cannot decode as utf-8: {error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise NotebookError(
+            SYNTAX_ERROR, f"invalid notebook JSON: {error.msg}", error.lineno, error.colno - 1
+        ) from None
+    except RecursionError:
+        raise NotebookError(SYNTAX_ERROR, "invalid notebook JSON: nested too deeply") from None
+    if not isinstance(data, dict):
+        raise NotebookError(SYNTAX_ERROR, "not a notebook: the JSON is not an object")
+    raw_cells = data.get("cells")
+    if raw_cells is None and "worksheets" in data:
+        raise NotebookError(SYNTAX_ERROR, "not supported: notebook format 3 (nbformat < 4)")
+    if not isinstance(raw_cells, list):
+        raise NotebookError(SYNTAX_ERROR, "not a notebook: no `cells` list")
+    cells = []
+    for index, cell in enumerate(raw_cells, 1):
+        if not isinstance(cell, dict):
+            raise NotebookError(SYNTAX_ERROR, f"not a notebook: cell {index} is not an object")
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            cells.append(Cell(index, "".join(source), True))
+        elif isinstance(source, str):
+            cells.append(Cell(index, source, False))
+        else:
+            message = f"not a notebook: the source of cell {index} is not text"
+            raise NotebookError(SYNTAX_ERROR, message)
+    return Notebook(text, bom, cells, _is_python(data.get("metadata")))
+
+
+def _is_python(metadata: Any) -> bool:
+    if not isinstance(metadata, dict):
+        return True
+    for key, name in (("language_info", "name"), ("kernelspec", "language")):
+        table = metadata.get(key)
+        if isinstance(table, dict) and isinstance(table.get(name), str):
+            return table[name].lower() in PYTHON_LANGUAGES
+    return True
+
+
+# -- mapping program rows to cells -----------------------------------------------------------
+@dataclass
+class Split:
+    """A program cut at its boundary lines."""
+
+    order: list[int]  # cell indexes, in program order
+    texts: dict[int, str]  # cell index -> the cell's program text
+    rows: list[tuple[int, int]]  # program row (1-based; [0] unused) -> (cell, row in cell)
+
+
+def split(program: str) -> Split:
+    order: list[int] = []
+    parts: dict[int, list[str]] = {}
+    rows: list[tuple[int, int]] = [(0, 0)]
+    before: list[str] = []  # lines a fix put above the first boundary
+    current: Optional[int] = None
+    for line in _lines(program):
+        match = _BOUNDARY_LINE.fullmatch(_strip_newline(line))
+        if match is not None:
+            current = int(match.group(1))
+            order.append(current)
+            parts[current] = []
+            if before:
+                parts[current].extend(before)
+                rows[1 : 1 + len(before)] = [(current, n) for n in range(1, len(before) + 1)]
+                before = []
+            rows.append((current, len(parts[current]) + 1))
+            continue
+        if current is None:
+            before.append(line)
+            rows.append((0, len(before)))
+            continue
+        parts[current].append(line)
+        rows.append((current, len(parts[current])))
+    return Split(order, {cell: "".join(lines) for cell, lines in parts.items()}, rows)
+
+
+def to_cell(finding: Finding, rows: list[tuple[int, int]]) -> Finding:
+    """A program finding as a notebook finding: ``cell`` set, rows counted in the cell."""
+    last = len(rows) - 1
+    if last < 1:
+        return replace(finding, cell=None)
+    cell, row = rows[min(max(finding.row, 1), last)]
+    end_cell, end_row = rows[min(max(finding.end_row, 1), last)]
+    end_col = finding.end_col
+    if end_cell != cell:
+        end_row, end_col = row, finding.col
+    noqa_rows = tuple(
+        rows[r][1] for r in finding.noqa_rows if 1 <= r <= last and rows[r][0] == cell
+    )
+    return replace(
+        finding,
+        cell=cell or None,
+        row=row,
+        end_row=end_row,
+        end_col=end_col,
+        noqa_rows=noqa_rows,
+        # The fix's kind and message hold; its edits are in program rows: dropped.
+        fix=replace(finding.fix, edits=()) if finding.fix is not None else None,
+    )
+
+
+# -- checking --------------------------------------------------------------------------------
 def analyze_notebook(raw: bytes, display: str, settings: Settings) -> Analysis:
-    raise NotImplementedError("notebooks are not supported yet")
+    """Check a notebook's code cells as one program; findings carry their cell."""
+    from seedlint.runner import Analysis, analyze_text, invalid
+
+    try:
+        notebook = load(raw)
+    except NotebookError as error:
+        return Analysis([invalid(display, error.kind, error.message, error.row, error.col)])
+    if not notebook.python or not notebook.cells:
+        return Analysis([])
+    program = notebook.program()
+    analysis = analyze_text(program, display, settings)
+    rows = split(program).rows
+    findings = [to_cell(finding, rows) for finding in analysis.findings]
+    findings.sort(key=lambda f: f.sort_key)
+    return Analysis(findings)
+
+
+# -- fixing ----------------------------------------------------------------------------------
+def fix_notebook(
+    raw: bytes, display: str, settings: Settings, unsafe: bool
+) -> tuple[bytes, list[Finding], list[Finding]]:
+    """Fix a notebook's code cells: (new bytes, fixed findings, remaining findings).
+
+    Only the ``"source"`` values of cells a fix changed are rewritten; every other byte of the
+    file stays as it was. When nothing changes, ``raw`` itself is returned.
+    """
+    from seedlint.fixes.apply import fix_text
+    from seedlint.runner import invalid
+
+    try:
+        notebook = load(raw)
+    except NotebookError as error:
+        return raw, [], [invalid(display, error.kind, error.message, error.row, error.col)]
+    if not notebook.python or not notebook.cells:
+        return raw, [], []
+    program = notebook.program()
+    old_rows = split(program).rows
+    result = fix_text(program, display, settings, unsafe)
+    if result.error or result.new_text == program:
+        remaining = analyze_notebook(raw, display, settings).findings
+        return raw, [], remaining
+    new_split = split(result.new_text)
+    fixed = sorted((to_cell(f, old_rows) for f in result.fixed), key=lambda f: f.sort_key)
+    remaining = [to_cell(f, new_split.rows) for f in result.remaining]
+    if new_split.order != [cell.index for cell in notebook.cells]:
+        # The fix moved or lost a boundary line: write nothing rather than misplace code.
+        return raw, [], analyze_notebook(raw, display, settings).findings
+    changes: dict[int, tuple[str, bool]] = {}
+    for cell in notebook.cells:
+        new_source = unmask(new_split.texts.get(cell.index, ""), notebook.masks)
+        # The cell ends as it did (nbformat's cells end without a newline; a fix may have
+        # added a blank line after an import at the end of the program's cell).
+        core = cell.source.rstrip("\r\n")
+        new_source = new_source.rstrip("\r\n") + cell.source[len(core) :]
+        if new_source != cell.source:
+            changes[cell.index] = (new_source, cell.is_list)
+    spans = source_spans(notebook.text)
+    changes = {index: change for index, change in changes.items() if index in spans}
+    if not changes:
+        return raw, [], analyze_notebook(raw, display, settings).findings
+    new_text = splice_sources(notebook.text, changes, spans)
+    new_raw = new_text.encode("utf-8")
+    if notebook.bom:
+        new_raw = codecs.BOM_UTF8 + new_raw
+    remaining.sort(key=lambda f: f.sort_key)
+    return new_raw, fixed, remaining
+
+
+# -- rewriting "source" values in place ------------------------------------------------------
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, index: int) -> int:
+    match = _WS.match(text, index)
+    return match.end() if match else index
+
+
+def _members(text: str, index: int) -> tuple[list[tuple[str, int, int]], int]:
+    """The members of the JSON object at ``index`` as (key, value start, value end)."""
+    if text[index] != "{":
+        raise ValueError("expected an object")
+    members: list[tuple[str, int, int]] = []
+    index = _skip(text, index + 1)
+    if text[index] == "}":
+        return members, index + 1
+    while True:
+        key, index = scanstring(text, index + 1)
+        index = _skip(text, index)
+        if text[index] != ":":
+            raise ValueError("expected ':'")
+        start = _skip(text, index + 1)
+        _, end = _DECODER.raw_decode(text, start)
+        members.append((key, start, end))
+        index = _skip(text, end)
+        if text[index] == "}":
+            return members, index + 1
+        if text[index] != ",":
+            raise ValueError("expected ','")
+        index = _skip(text, index + 1)
+
+
+def source_spans(text: str) -> dict[int, tuple[int, int]]:
+    """Cell index (1-based) -> the span of its ``"source"`` value in the notebook's text."""
+    top, _ = _members(text, _skip(text, 0))
+    cells = [(start, end) for key, start, end in top if key == "cells"]
+    if not cells:
+        return {}
+    index, end_of_cells = cells[-1]
+    spans: dict[int, tuple[int, int]] = {}
+    index = _skip(text, index + 1)
+    number = 0
+    while index < end_of_cells and text[index] != "]":
+        number += 1
+        members, index = _members(text, index)
+        for key, start, end in members:
+            if key == "source":
+                spans[number] = (start, end)
+        index = _skip(text, index)
+        if text[index] == ",":
+            index = _skip(text, index + 1)
+    return spans
+
+
+def _indent_unit(text: str) -> Optional[str]:
+    """The notebook's indentation step (nbformat writes one space), None for compact JSON."""
+    match = re.match(r"\s*\{\r?\n([ \t]+)\"", text)
+    return match.group(1) if match else None
+
+
+def _line_indent(text: str, index: int) -> str:
+    start = text.rfind("\n", 0, index) + 1
+    line = text[start:index]
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def render_source(text: str, span: tuple[int, int], new_source: str, is_list: bool) -> str:
+    """The JSON for ``new_source`` in the style of the value it replaces."""
+    old = text[span[0] : span[1]]
+    ensure_ascii = text.isascii() and "\\u" in text
+    if not is_list:
+        return json.dumps(new_source, ensure_ascii=ensure_ascii)
+    items = [json.dumps(line, ensure_ascii=ensure_ascii) for line in _lines(new_source)]
+    if not items:
+        return "[]"
+    newline = "\r\n" if "\r\n" in old or (old == "[]" and "\r\n" in text) else "\n"
+    if "\n" in old:
+        inner = old[1:].lstrip("\r\n")
+        item_indent = inner[: len(inner) - len(inner.lstrip(" \t"))]
+        close_indent = _line_indent(old, len(old) - 1)
+    else:
+        unit = _indent_unit(text)
+        if old != "[]" or unit is None:
+            separator = ", " if ", " in old or (old == "[]" and ", " in text) else ","
+            return "[" + separator.join(items) + "]"
+        close_indent = _line_indent(text, span[0])
+        item_indent = close_indent + unit
+    body = ("," + newline + item_indent).join(items)
+    return "[" + newline + item_indent + body + newline + close_indent + "]"
+
+
+def splice_sources(
+    text: str,
+    changes: dict[int, tuple[str, bool]],
+    spans: Optional[dict[int, tuple[int, int]]] = None,
+) -> str:
+    """``text`` with the ``"source"`` of each changed cell replaced, the rest untouched."""
+    if spans is None:
+        spans = source_spans(text)
+    out = []
+    position = 0
+    for index in sorted(changes, key=lambda i: spans[i][0]):
+        new_source, is_list = changes[index]
+        start, end = spans[index]
+        out.append(text[position:start])
+        out.append(render_source(text, (start, end), new_source, is_list))
+        position = end
+    out.append(text[position:])
+    return "".join(out)

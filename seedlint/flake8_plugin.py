@@ -1,0 +1,99 @@
+"""The flake8 plugin: seedlint's rules as flake8 ``RNG`` codes, for editors that run flake8.
+
+Registered under the ``flake8.extension`` entry-point group with the prefix ``RNG`` (see
+``pyproject.toml``), so installing seedlint installs the plugin, and flake8 turns it on by
+default (users who pass ``--select`` add ``--extend-select=RNG``).
+
+The findings, positions and messages are the ones ``seedlint check`` reports for the same file
+and the same ``[tool.seedlint]`` rule options (``dataloader-classes``, ``capture-contexts``,
+``seed-functions``), found from the file's folder as the CLI finds them. Selection, ``# noqa``
+and per-file ignores are flake8's business here, so seedlint's own are not applied.
+
+Cost: a file that contains none of the words a rule needs is skipped before any work, and the
+detection runs on the tree flake8 has already parsed (the file is never parsed twice).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Optional
+
+from seedlint import __version__
+from seedlint.config import ConfigError, Settings, SettingsResolver
+from seedlint.rules.base import triggered
+from seedlint.rules.rng000_invalid_file import INTERNAL_ERROR
+from seedlint.runner import analyze_text, ruleset
+
+# flake8 reads stdin under one of these names unless --stdin-display-name gives a real one.
+_STDIN_NAMES = frozenset({"-", "stdin", "<stdin>"})
+
+Result = tuple[int, int, str, type[Any]]
+
+
+class _Context:
+    """Settings per folder, kept for the whole run."""
+
+    def __init__(self) -> None:
+        self.resolver: Optional[SettingsResolver] = None
+        self.adapted: dict[int, tuple[Settings, Settings]] = {}
+
+    def settings_for(self, filename: str) -> Settings:
+        if self.resolver is None:
+            self.resolver = SettingsResolver({})
+        path = Path.cwd() if filename in _STDIN_NAMES else Path(filename)
+        settings = self.resolver.for_path(path)  # one object per configuration file
+        found = self.adapted.get(id(settings))
+        if found is None:
+            # flake8 selects and suppresses; seedlint only contributes its rule options.
+            flake8_settings = replace(
+                settings,
+                select=("ALL",),
+                extend_select=(),
+                ignore=(),
+                extend_ignore=(),
+                per_file_ignores=(),
+            )
+            found = self.adapted[id(settings)] = (settings, flake8_settings)
+        return found[1]
+
+
+_CONTEXT = _Context()
+
+
+class SeedlintChecker:
+    """A flake8 tree plugin; flake8 passes ``tree``, ``filename`` and ``lines`` by name."""
+
+    name = "seedlint"
+    version = __version__
+
+    def __init__(self, tree: ast.AST, filename: str, lines: Sequence[str]) -> None:
+        self.tree = tree
+        self.filename = filename
+        self.lines = lines
+
+    def run(self) -> Iterator[Result]:
+        try:
+            settings = _CONTEXT.settings_for(self.filename)
+        except ConfigError as error:
+            yield 1, 0, f"RNG000 invalid seedlint configuration: {error}", type(self)
+            return
+        text = "".join(self.lines)
+        # The runner's pre-filter (RuleSet.may_fire), on the text flake8 has already decoded.
+        if not any(triggered(text, groups) for groups in ruleset(settings).triggers):
+            return  # cannot have a finding: nothing else is done for this file
+        tree = self.tree if isinstance(self.tree, ast.Module) else None
+        try:
+            analysis = analyze_text(text, self.filename, settings, tree=tree, suppress=False)
+        except Exception as error:  # a bug in seedlint: one finding, flake8 goes on
+            message = (
+                f"RNG000 {INTERNAL_ERROR}: {type(error).__name__}: {error} "
+                "(please report this at the seedlint issue tracker, with the file if you can)"
+            )
+            yield 1, 0, message, type(self)
+            return
+        for finding in analysis.findings:
+            # flake8: row 1-based, column 0-based (it prints column + 1), in characters.
+            yield finding.row, finding.col, f"{finding.code} {finding.message}", type(self)
