@@ -7,7 +7,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
@@ -136,6 +135,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except Exception as error:  # a bug in seedlint: one line, never a traceback
+        print(
+            f"seedlint: error: internal error: {type(error).__name__}: {error} (please report "
+            "this at the seedlint issue tracker, with the command line)",
+            file=sys.stderr,
+        )
+        return 2
 
 
 def _rule(args: argparse.Namespace) -> int:
@@ -174,6 +180,13 @@ def _clean(args: argparse.Namespace) -> int:
 
     folder = args.cache_dir or Path(".seedlint_cache")
     if folder.is_dir():
+        try:
+            tag = (folder / "CACHEDIR.TAG").read_text(errors="replace")
+        except OSError:
+            tag = ""
+        if "created by seedlint" not in tag and any(folder.iterdir()):
+            # Only ever delete a folder seedlint made (a mistyped --cache-dir must not cost a tree).
+            raise UsageError(f"{folder} is not a seedlint cache folder (no CACHEDIR.TAG); kept")
         shutil.rmtree(folder)
     return 0
 
@@ -234,16 +247,21 @@ def _check(args: argparse.Namespace) -> int:
 
     fixed_count = 0
     fixed_report: list[Finding] = []
+    fix_failed = False
     if fixing:
         from seedlint.fixes.apply import fix_jobs
 
         outcome = fix_jobs(jobs, args, processes)
+        for error in outcome.errors:
+            print(f"seedlint: error: {error}", file=sys.stderr)
+        fix_failed = bool(outcome.errors)
         findings.extend(outcome.remaining)
         fixed_count = len(outcome.fixed)
         fixed_report = outcome.fixed
         if args.diff:
             sys.stdout.write(outcome.diff)
-            return 1 if outcome.diff else 0
+            return 1 if outcome.diff or fix_failed else 0
+        sources = outcome.sources
     else:
         cache = None
         if not args.no_cache:
@@ -251,30 +269,21 @@ def _check(args: argparse.Namespace) -> int:
         findings.extend(check_jobs(jobs, processes, cache))
         if cache is not None:
             cache.save()
-        for finding_list in (findings,):
-            _attach_fix_markers(finding_list, resolver)
+        sources = {job.display: (job.raw, job.settings) for job in jobs}
+    if output_format in ("json", "json-lines") and not args.fix_only:
+        from seedlint.fixes.apply import attach_edits
+
+        findings = attach_edits(findings, sources)
 
     findings.sort(key=lambda f: f.sort_key)
     _emit(args, findings, output_format, fixed_count, fixed_report)
     if args.exit_zero:
         return 0
-    if fixing and args.exit_non_zero_on_fix and fixed_count:
+    if fixing and (fix_failed or (args.exit_non_zero_on_fix and fixed_count)):
         return 1
     if args.fix_only:
         return 0
     return 1 if findings else 0
-
-
-def _attach_fix_markers(findings: list[Finding], resolver: SettingsResolver) -> None:
-    """Without --fix, findings carry no fix edits; mark which ones a fix exists for."""
-    from seedlint.fixes.apply import describe_fix
-
-    for index, finding in enumerate(findings):
-        if finding.fixable and finding.fix is None:
-            settings = resolver.for_path(Path(finding.path))
-            described = describe_fix(finding, settings)
-            if described is not None:
-                findings[index] = replace(finding, fix=described)
 
 
 def _check_stdin(
@@ -286,26 +295,31 @@ def _check_stdin(
     if fixing and not args.diff:
         from seedlint.fixes.apply import fix_bytes
 
-        outcome = fix_bytes(
-            raw, display, settings, bool(args.unsafe_fixes or settings.unsafe_fixes)
-        )
+        outcome = fix_bytes(raw, display, settings, settings.unsafe_fixes)
         sys.stdout.buffer.write(outcome.new_raw)
         sys.stdout.flush()
+        for error in outcome.errors:
+            print(f"seedlint: error: {error}", file=sys.stderr)
         remaining = sorted(outcome.remaining, key=lambda f: f.sort_key)
         text = report.FORMATS["concise"](remaining, None)
         sys.stderr.write(text)
         if args.exit_zero:
             return 0
-        return 1 if remaining else 0
+        return 1 if remaining or outcome.errors else 0
     job = Job(Path(display), display, settings, raw)
     if fixing:
         from seedlint.fixes.apply import fix_jobs
 
         outcome_jobs = fix_jobs([job], args, 1)
+        for error in outcome_jobs.errors:
+            print(f"seedlint: error: {error}", file=sys.stderr)
         sys.stdout.write(outcome_jobs.diff)
-        return 1 if outcome_jobs.diff else 0
+        return 1 if outcome_jobs.diff or outcome_jobs.errors else 0
     findings = check_jobs([job], 1, None)
-    _attach_fix_markers(findings, resolver)
+    if output_format in ("json", "json-lines"):
+        from seedlint.fixes.apply import attach_edits
+
+        findings = attach_edits(findings, {display: (raw, settings)})
     findings.sort(key=lambda f: f.sort_key)
     sources = {display: _lines_of(raw)} if raw else {}
     _emit(args, findings, output_format, 0, [], sources)
@@ -334,10 +348,17 @@ def _emit(
     stream: TextIO
     close = False
     if args.output_file is not None:
-        stream = open(args.output_file, "w", encoding="utf-8")  # noqa: SIM115
+        # surrogateescape: a file name that is not UTF-8 is written back as its own bytes.
+        try:
+            stream = open(args.output_file, "w", encoding="utf-8", errors="surrogateescape")  # noqa: SIM115
+        except OSError as error:
+            raise UsageError(f"cannot write {args.output_file}: {error.strerror}") from None
         close = True
     else:
         stream = sys.stdout
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            # A file name that is not UTF-8 (or text the terminal cannot show) must not crash.
+            stream.reconfigure(errors="backslashreplace")
     try:
         shown = [] if args.fix_only else findings
         if output_format == "full" and sources is None:

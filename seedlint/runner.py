@@ -14,16 +14,17 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import warnings
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
 from seedlint import __version__
 from seedlint.analysis.facts import ModuleFacts
 from seedlint.config import Settings
-from seedlint.diagnostics import Finding
+from seedlint.diagnostics import Finding, Fix
 from seedlint.noqa import file_exemption, line_suppresses
 from seedlint.rules import BY_CODE, RULES, Rule
 from seedlint.rules.base import Violation, triggered
@@ -79,6 +80,7 @@ class Analysis:
     source: Optional[Source] = None
     tree: Optional[ast.Module] = None
     violations: list[tuple[Rule, Violation, Finding]] = field(default_factory=list)
+    facts: Optional[ModuleFacts] = None
 
 
 def invalid(path: str, kind: str, message: str, row: int = 1, col: int = 0) -> Finding:
@@ -105,7 +107,9 @@ def analyze_text(
     source = source or Source(text, "utf-8")
     try:
         if tree is None:
-            tree = ast.parse(text, filename=display)
+            with warnings.catch_warnings():  # Python 3.12+ warns of `"\d"`: not our business
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text, filename=display)
     except SyntaxError as error:
         row = error.lineno or 1
         col = max((error.offset or 1) - 1, 0)
@@ -117,7 +121,7 @@ def analyze_text(
         message = f"{type(error).__name__}: the file is nested too deeply to parse"
         return Analysis([invalid(display, SYNTAX_ERROR, message)])
     facts = ModuleFacts(tree, settings.analysis)
-    analysis = Analysis([], source, tree)
+    analysis = Analysis([], source, tree, facts=facts)
     exemption = file_exemption(text) if suppress else file_exemption("")
     ignored = settings.ignored_for(Path(display)) if suppress else frozenset()
     for rule, groups in zip(rules.rules, rules.triggers):
@@ -129,10 +133,27 @@ def analyze_text(
                 line_suppresses(source.line(r), rule.code) for r in finding.noqa_rows
             ):
                 continue
+            finding = with_fix(finding, rule, violation, facts, settings)
             analysis.findings.append(finding)
             analysis.violations.append((rule, violation, finding))
     analysis.findings.sort(key=lambda f: f.sort_key)
     return analysis
+
+
+def with_fix(
+    finding: Finding, rule: Rule, violation: Violation, facts: ModuleFacts, settings: Settings
+) -> Finding:
+    """The finding with the fix it offers, known from the ``ast`` facts alone (no libcst; the
+    edits are computed when fixing). ``fixable``: ``--fix`` applies it (an unsafe fix only
+    with ``--unsafe-fixes``), which the ``[*]`` marker shows."""
+    if rule.fix_availability is None or rule.code not in settings.fixable_codes():
+        return finding
+    info = rule.fix_info(facts, violation)
+    if info is None:
+        return finding
+    applicability, message = info
+    fixable = applicability == "safe" or settings.unsafe_fixes
+    return replace(finding, fix=Fix(applicability, message), fixable=fixable)
 
 
 def to_finding(rule: Rule, violation: Violation, display: str, source: Source) -> Finding:
@@ -152,7 +173,6 @@ def to_finding(rule: Rule, violation: Violation, display: str, source: Source) -
         end_row,
         end_col,
         noqa_rows=noqa_rows,
-        fixable=rule.fix_availability is not None,
     )
 
 
@@ -169,16 +189,29 @@ def analyze_bytes(raw: bytes, display: str, settings: Settings) -> Analysis:
         try:
             source = Source.decode(raw)
         except DecodeError as error:
-            return Analysis([invalid(display, READ_ERROR, f"cannot decode: {error}")])
+            row, col = _position(raw, error.offset or 0)
+            return Analysis([invalid(display, READ_ERROR, f"cannot decode: {error}", row, col)])
         if "\0" in source.text:
-            return Analysis([invalid(display, READ_ERROR, "cannot check: the file has NUL bytes")])
+            row, col = _position(raw, raw.find(b"\0"))
+            message = "cannot check: the file has a NUL byte (is it a binary file?)"
+            return Analysis([invalid(display, READ_ERROR, message, row, col)])
         return analyze_text(source.text, display, settings, source)
+    except (RecursionError, MemoryError) as error:  # the analysis of a deeply nested file
+        message = f"{type(error).__name__}: the file is nested too deeply to check"
+        return Analysis([invalid(display, SYNTAX_ERROR, message)])
     except Exception as error:  # a bug in seedlint: one finding, and the run goes on
         message = (
             f"internal error: {type(error).__name__}: {error} "
             "(please report this at the seedlint issue tracker, with the file if you can)"
         )
         return Analysis([invalid(display, INTERNAL_ERROR, message)])
+
+
+def _position(raw: bytes, offset: int) -> tuple[int, int]:
+    """The 1-based row and 0-based byte column of a byte offset (for undecodable files)."""
+    offset = max(0, min(offset, len(raw)))
+    row = raw.count(b"\n", 0, offset) + 1
+    return row, offset - (raw.rfind(b"\n", 0, offset) + 1)
 
 
 def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
@@ -237,7 +270,9 @@ class Cache:
         try:
             folder = self.directory / __version__
             folder.mkdir(parents=True, exist_ok=True)
-            (self.directory / ".gitignore").write_text("# Automatically created by seedlint.\n*\n")
+            ignore = self.directory / ".gitignore"
+            if not ignore.exists():  # never overwrite a .gitignore seedlint did not write
+                ignore.write_text("# Automatically created by seedlint.\n*\n")
             tag = self.directory / "CACHEDIR.TAG"
             if not tag.exists():
                 tag.write_text(
@@ -262,7 +297,8 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
 def _finding_from_json(data: dict[str, Any]) -> Finding:
     data = dict(data)
     data["noqa_rows"] = tuple(data.get("noqa_rows", ()))
-    data["fix"] = None
+    fix = data.get("fix")
+    data["fix"] = Fix(fix["applicability"], fix["message"]) if isinstance(fix, dict) else None
     return Finding(**data)
 
 

@@ -217,7 +217,7 @@ def summary(findings: Sequence[Finding], fixed: int = 0, unsafe_hidden: int = 0)
     if count == 0 and fixed == 0:
         return "All checks passed!\n"
     if fixed:
-        noun = "finding" if fixed == 1 else "findings"
+        noun = "finding" if count + fixed == 1 else "findings"
         lines.append(f"Found {count + fixed} {noun} ({fixed} fixed, {count} remaining).")
     else:
         lines.append(f"Found {count} finding{'s' if count != 1 else ''}.")

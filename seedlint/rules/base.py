@@ -10,9 +10,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar, Optional
+from typing import TYPE_CHECKING, ClassVar, Optional
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+
+if TYPE_CHECKING:  # libcst stays out of the plain check path
+    from seedlint.fixes.context import Change, FixContext
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,19 @@ class Rule:
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         raise NotImplementedError
+
+    def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
+        """``(applicability, message)`` of the fix :meth:`fix` makes for ``violation``, or None
+        when it makes none. Decided from the ``ast`` facts alone, at detection time (no libcst):
+        it marks findings fixable (``[*]``), feeds the summary and the cache, and must agree with
+        :meth:`fix`. ``applicability`` is ``"safe"`` or ``"unsafe"``."""
+        return None
+
+    def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
+        """The codemod: what to change in the module's libcst tree (``ctx.module``) to fix
+        ``violation``; None when there is nothing to do. Called only when fixing, showing a
+        diff, or filling the json output's edits."""
+        return None
 
     @classmethod
     def documentation(cls) -> str:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Optional
 
-from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+from seedlint.analysis.facts import AnalysisOptions, LoaderCall, ModuleFacts
 from seedlint.analysis.values import OBJECT, Value, is_none_or_absent, is_truthy
+from seedlint.fixes.locate import loader_call, settable
 from seedlint.rules.base import Rule, Violation
+
+if TYPE_CHECKING:
+    from seedlint.fixes.context import Change, FixContext
 
 MESSAGE = (
     "DataLoader shuffles without a `generator`: its order is drawn from the global torch "
@@ -19,7 +25,7 @@ class ShuffleWithoutGenerator(Rule):
     code = "RNG001"
     name = "dataloader-shuffle-without-generator"
     summary = "DataLoader shuffles from the global torch generator"
-    fix_availability = "always"
+    fix_availability = "sometimes"
     doc = """
 ## What it does
 Checks for a torch `DataLoader` (or a subclass, or a class listed in `dataloader-classes`) whose
@@ -61,12 +67,24 @@ A bare `torch.Generator()` is not enough: every fresh generator starts from the 
 (67280421310721), so it ignores the run's seed.
 
 ## Fix safety
-The fix adds `generator=torch.Generator().manual_seed(SEED)` as the last argument, where `SEED`
-is the seed the program already uses when one is in scope (a `torch.manual_seed(X)` argument, a
-variable or parameter named `seed`, `args.seed` when the module's argparse defines `--seed`), or
-the `fix-seed` setting (default 0). It adds `import torch` when the name is not bound. The fix
-only adds seeding, so it is safe, but it changes which order the loader draws: that is its
-purpose, and results or checkpoints made with the old order will not be reproduced bit for bit.
+The fix passes `generator=torch.Generator().manual_seed(SEED)` to the loader: in place of an
+explicit `generator=None`, else as a keyword after the existing arguments, in the call's own
+layout (one argument per line stays one per line, a trailing comma is kept).
+`SEED` is the seed the program already names where the fix goes, else the `fix-seed` setting
+(default 0). In this order: the argument of an earlier `torch.manual_seed(X)`, `random.seed(X)`,
+`np.random.seed(X)`, `torch.cuda.manual_seed[_all](X)` or seeding-helper call in the same
+function, then at module level, when every name in `X` means the same at the fix and `X` has no
+call in it; a variable or parameter named `seed` (or `SEED`) in scope; `args.seed` when the
+module's argparse defines `--seed` and `args` (the parsed arguments, or a parameter named `args`)
+is in scope. A value known to be `None` is never used: `manual_seed(None)` raises.
+`torch` is written under the name the module binds to it; `import torch` is added when the
+name is not bound, and `import torch as torch_` (a free name) when `torch` means something
+else.
+
+The fix only adds seeding, so it is **safe**; it is **unsafe** for a loader class of this module
+with an `__init__` of its own, which may not accept `generator`. It changes which order the loader
+draws, which is its purpose: results or checkpoints made with the old order are not reproduced bit
+for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` dict.
 
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.
@@ -91,7 +109,31 @@ purpose, and results or checkpoints made with the old order will not be reproduc
                 continue
             if _replaces_shuffling(args["sampler"]) or _replaces_shuffling(args["batch_sampler"]):
                 continue
+            if _iterable_dataset(facts, loader):
+                continue  # PyTorch raises for shuffle=True with an IterableDataset
             yield Violation(loader.call, MESSAGE)
+
+    def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
+        loader = loader_call(facts, violation.node)
+        if loader is None or not settable(facts, loader, "generator"):
+            return None
+        # A subclass with an __init__ of its own may not take `generator`.
+        return ("unsafe" if loader.custom_init else "safe"), FIX_MESSAGE
+
+    def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
+        from seedlint.fixes.calls import set_loader_argument
+        from seedlint.fixes.context import Change
+        from seedlint.fixes.locate import start
+
+        loader = loader_call(ctx.facts, violation.node)
+        if loader is None:
+            return None
+        change = Change()
+        at = start(loader.call)
+        torch = ctx.module_name(change, "torch", loader.scope, at)
+        seed = ctx.seed(at, loader.scope)
+        value = f"{torch}.Generator().manual_seed({seed})"
+        return change if set_loader_argument(ctx, change, loader, "generator", value) else None
 
 
 def _replaces_shuffling(value: Value) -> bool:
@@ -99,6 +141,27 @@ def _replaces_shuffling(value: Value) -> bool:
     if value.unknowable:
         return True
     return not value.may(lambda option: option is not OBJECT and not is_truthy(option))
+
+
+FIX_MESSAGE = "Pass `generator=torch.Generator().manual_seed(SEED)`"
+
+
+def _iterable_dataset(facts: ModuleFacts, loader: LoaderCall) -> bool:
+    """The dataset is, on every path, an instance of an IterableDataset class of this module."""
+    call = loader.call
+    dataset = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
+    for keyword in call.keywords:
+        if keyword.arg == "dataset":
+            dataset = keyword.value
+    if dataset is None:
+        return False
+    classes = facts.instance_classes(dataset, loader.scope)
+    return bool(classes) and all(
+        facts.resolver.is_subclass(c, ITERABLE_DATASETS) for c in classes or ()
+    )
+
+
+ITERABLE_DATASETS = frozenset({"torch.utils.data.IterableDataset"})
 
 
 def loader_triggers(options: AnalysisOptions) -> tuple[str, ...]:

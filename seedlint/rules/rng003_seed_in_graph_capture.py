@@ -5,11 +5,17 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+from seedlint.analysis.names import lookup
 from seedlint.analysis.regions import Region, region_calls
 from seedlint.analysis.seeding import DEVICE_SEEDING, Seeding
+from seedlint.fixes.locate import end, start
 from seedlint.rules.base import Rule, Violation
+
+if TYPE_CHECKING:
+    from seedlint.fixes.context import Change, FixContext
 
 _RAISES_ALWAYS = (
     "PyTorch raises during capture ('Cannot call CUDAGeneratorImpl::seed during CUDA graph "
@@ -96,11 +102,16 @@ To restart the random stream for a replay, reseed between replays, outside captu
 `torch.manual_seed(0); g.replay()`.
 
 ## Fix safety
-When the seeding call is a plain statement of the region's own body whose arguments use no name
-bound inside the region, the fix moves it to just before the `with` statement (or the
-`capture_begin()` call). Moving code changes when it runs, so the fix is **unsafe** and is applied
-only with `--unsafe-fixes`. Seeding calls reached through a function, nested deeper, or in a
-`make_graphed_callables` callable get no fix.
+When the seeding call is a plain expression statement directly in the region's body (a `with`
+block, or the statements between `capture_begin()` and `capture_end()`) and none of its names is
+bound inside the region (the `with` statement's own `as` target included), the fix moves the
+statement, with its comments, to just before the `with` statement (or the `capture_begin()`
+call); a block left empty gets `pass`. The seeding then runs once before capture, where it takes
+effect, instead of failing (or doing nothing) during capture.
+
+Moving code changes when it runs, so the fix is **unsafe** and is applied only with
+`--unsafe-fixes`. Seeding calls reached through a function, nested in another statement, in a
+`make_graphed_callables` callable, or using names bound in the region get no fix.
 
 ## Options
 - `capture-contexts`: more capture context managers, as qualified names
@@ -133,6 +144,42 @@ only with `--unsafe-fixes`. Seeding calls reached through a function, nested dee
                     reported.add(id(call))
                     yield Violation(call, message, context=CaptureContext(region, call))
 
+    def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
+        # Moving code changes when it runs: unsafe.
+        return ("unsafe", FIX_MESSAGE) if _movable(facts, violation) is not None else None
+
+    def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
+        import libcst as cst
+
+        from seedlint.fixes.context import Change
+
+        found = _movable(ctx.facts, violation)
+        if found is None:
+            return None
+        statement, anchor = found
+        target = ctx.statement(anchor)
+        small = ctx.node(statement, cst.BaseSmallStatement)
+        container = ctx.parents.get(small) if small is not None else None
+        if target is None or not isinstance(small, cst.BaseSmallStatement):
+            return None
+        change = Change()
+        if isinstance(container, cst.SimpleStatementLine) and len(container.body) == 1:
+            change.remove(container)
+            moved = container
+        elif isinstance(container, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            rest = [s for s in container.body if s is not small]
+            if rest:
+                rest[-1] = rest[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            elif isinstance(container, cst.SimpleStatementSuite):
+                rest = [cst.Pass()]
+            change.replace(container, container.with_changes(body=rest))
+            alone = small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            moved = cst.SimpleStatementLine([alone])
+        else:
+            return None
+        change.insert_before(target, [moved])
+        return change
+
     def _message(self, facts: ModuleFacts, call: ast.Call, region: Region) -> str | None:
         seed = facts.seed_call_by_node.get(id(call))
         where = f"inside {region.label}"
@@ -148,6 +195,35 @@ only with `--unsafe-fixes`. Seeding calls reached through a function, nested dee
                 _RAISES_SEED
             )
         return None
+
+
+FIX_MESSAGE = "Move the seeding to just before the capture region"
+
+
+def _movable(facts: ModuleFacts, violation: Violation) -> Optional[tuple[ast.Expr, ast.stmt]]:
+    """(the seeding statement, the statement to put it before) when the seeding call is a plain
+    expression statement directly in a ``with`` region's body or between ``capture_begin()``
+    and ``capture_end()``, and no name in it is bound inside the region."""
+    context = violation.context
+    if not isinstance(context, CaptureContext):
+        return None
+    region, anchor = context.region, context.region.anchor
+    if not isinstance(anchor, (ast.With, ast.AsyncWith, ast.Expr)) or not region.body:
+        return None
+    statement = next(
+        (s for s in region.body if isinstance(s, ast.Expr) and s.value is violation.node), None
+    )
+    scope = facts.call_scopes.get(id(violation.node))
+    if statement is None or scope is None:
+        return None
+    first = start(anchor)
+    last = end(anchor if not isinstance(anchor, ast.Expr) else region.body[-1])
+    for node in ast.walk(violation.node):
+        if isinstance(node, ast.Name):
+            for binding in lookup(node.id, scope) or ():
+                if first <= start(binding.node) <= last:
+                    return None
+    return statement, anchor
 
 
 def _helper_names(options: AnalysisOptions) -> tuple[str, ...]:

@@ -6,11 +6,15 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts, SeedCall
 from seedlint.analysis.seeding import Seeding
+from seedlint.fixes.locate import child_blocks, end, innermost_statement, start
 from seedlint.rules.base import Rule, Violation
+
+if TYPE_CHECKING:
+    from seedlint.fixes.context import Change, FixContext
 
 _MULTI_DEVICE_CLASSES = frozenset(
     {
@@ -92,10 +96,17 @@ def set_seed(seed):
 ```
 
 ## Fix safety
-The fix adds `torch.manual_seed(SEED)` after the block's last seeding call, with the seed that
-block already uses (the argument of its last seeding call) or the `fix-seed` setting, and adds
-`import torch` when the name is not bound. It only adds seeding, so it is safe; it changes the
-random numbers torch draws afterwards, which is its purpose.
+The fix adds `torch.manual_seed(SEED)` right after the statement that makes the seed block's last
+seeding call (the `torch.cuda` one in cases (b) and (c): `torch.manual_seed` seeds every CUDA
+device, so it covers (c) too, and no `torch.cuda.manual_seed_all` is ever added), or just before
+that statement when it returns or raises. `SEED` is that call's own argument when the argument has
+no call in it and is not known to be `None`; otherwise the seed the program names there, else the
+`fix-seed` setting (the same search as RNG001's fix). `torch` is written under the name the
+module binds to it; `import torch` is added when the name is not bound, and
+`import torch as torch_` (a free name) when `torch` means something else.
+
+It only adds seeding, so it is **safe**; it changes the random numbers torch draws afterwards,
+which is its purpose.
 
 ## Options
 - `seed-functions`: more helpers that seed everything (qualified names).
@@ -128,11 +139,72 @@ random numbers torch draws afterwards, which is its purpose.
             wanted, case = {Seeding.RANDOM, Seeding.NUMPY}, "unseeded-torch"
         else:
             return
+        workers = _worker_init_functions(facts)
         for block in _blocks(facts, [c for c in calls if c.kind in wanted], case):
             if case == "unseeded-torch" and not _seeds_the_run(block):
                 continue
+            if id(block.owner) in workers:
+                continue  # runs in a DataLoader worker, where PyTorch has seeded torch
             first = block.calls[0]
             yield Violation(first.call, _message(block), context=block)
+
+    def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
+        return ("safe", FIX_MESSAGE) if _insertion(violation) is not None else None
+
+    def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
+        import libcst as cst
+
+        from seedlint.fixes.context import Change, parse_statement
+        from seedlint.fixes.seeds import expression_text, reusable, seed_argument
+
+        found = _insertion(violation)
+        if found is None:
+            return None
+        last, statement, before = found
+        target = ctx.statement(statement)
+        if target is None:
+            return None
+        scope = last.scope
+        at = start(statement) if before else end(statement)
+        change = Change()
+        torch = ctx.module_name(change, "torch", scope, at)
+        value = seed_argument(last.call)
+        if value is not None and reusable(ctx.facts, value, scope, scope):
+            seed = expression_text(ctx.text, value)
+        else:
+            seed = ctx.seed(at, scope)
+        line = parse_statement(f"{torch}.manual_seed({seed})\n")
+        assert isinstance(line, cst.SimpleStatementLine)
+        # In a one-line suite (`if x: random.seed(s)`) the call joins the suite.
+        new = line.body[0] if isinstance(target, cst.BaseSmallStatement) else line
+        if before:
+            change.insert_before(target, [new])
+        else:
+            change.insert_after(target, [new])
+        return change
+
+
+FIX_MESSAGE = "Add `torch.manual_seed(SEED)` after the block's last seeding call"
+
+
+def _insertion(violation: Violation) -> Optional[tuple[SeedCall, ast.stmt, bool]]:
+    """(the block's last seeding call, the statement to add `torch.manual_seed` next to, whether
+    before it): after the statement that makes the call, or before it when that statement
+    returns or raises, or is a compound statement with the call in its header."""
+    block = violation.context
+    if not isinstance(block, SeedBlock):
+        return None
+    last = block.calls[-1]
+    if not isinstance(last.scope.node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None  # in a lambda or a comprehension: no statement of its own
+    statement = innermost_statement(block.owner.body, last.call)
+    if statement is None:
+        return None
+    compound = any(True for _ in child_blocks(statement)) or isinstance(
+        statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    )
+    before = compound or isinstance(statement, (ast.Return, ast.Raise))
+    return last, statement, before
 
 
 def _blocks(facts: ModuleFacts, calls: list[SeedCall], case: str) -> Iterator[SeedBlock]:
@@ -148,6 +220,21 @@ def _blocks(facts: ModuleFacts, calls: list[SeedCall], case: str) -> Iterator[Se
 
 
 _SEEDING_WORDS = ("seed", "determinis", "reproduc")
+
+
+def _worker_init_functions(facts: ModuleFacts) -> set[int]:
+    """Functions of this module passed to a DataLoader as its ``worker_init_fn``."""
+    found: set[int] = set()
+    for loader in facts.dataloader_calls:
+        call = loader.call
+        values = [k.value for k in call.keywords if k.arg == "worker_init_fn"]
+        if len(call.args) > 10 and not loader.custom_init:
+            values.append(call.args[10])  # DataLoader's 11th parameter
+        for value in values:
+            for meaning in facts.resolver.meanings(value, loader.scope):
+                if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found.add(id(meaning))
+    return found
 
 
 def _seeds_the_run(block: SeedBlock) -> bool:

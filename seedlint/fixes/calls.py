@@ -1,0 +1,113 @@
+"""Call arguments in the call's own layout: set a keyword, or append one after the others.
+
+One argument per line stays one per line (with the trailing comma, when there is one, and any
+comment after the last argument kept on its line); arguments on one line stay on one line.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from seedlint.analysis.facts import LoaderCall
+from seedlint.fixes.context import Change, FixContext, parse_expression
+from seedlint.fixes.locate import positional_index
+
+Whitespace = cst.BaseParenthesizableWhitespace
+
+
+def set_loader_argument(
+    ctx: FixContext, change: Change, loader: LoaderCall, name: str, value: str
+) -> bool:
+    """Record in ``change`` that the loader call passes ``name=value``."""
+    node = ctx.node(loader.call, cst.Call)
+    if not isinstance(node, cst.Call):
+        return False
+    position = positional_index(loader, name)
+    change.replace(node, set_argument(node, name, parse_expression(value), position))
+    return True
+
+
+def set_argument(
+    call: cst.Call, name: str, value: cst.BaseExpression, position: Optional[int] = None
+) -> cst.Call:
+    """``call`` passing ``value`` as parameter ``name``: an explicit ``name=`` argument (or the
+    positional argument at ``position``) gets the new value; otherwise ``name=value`` is
+    appended after the last argument."""
+    args = list(call.args)
+    positional = [i for i, a in enumerate(args) if a.keyword is None and not a.star]
+    for index, arg in enumerate(args):
+        if arg.keyword is not None and arg.keyword.value == name:
+            args[index] = arg.with_changes(value=value)
+            return call.with_changes(args=args)
+    if position is not None and position < len(positional):
+        index = positional[position]
+        args[index] = args[index].with_changes(value=value)
+        return call.with_changes(args=args)
+    return append_keyword(call, name, value)
+
+
+def append_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    no_space = cst.SimpleWhitespace("")
+    new = cst.Arg(
+        value=value,
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space),
+    )
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[new])
+    last = args[-1]
+    separator = _separator(call, args)
+    if isinstance(last.comma, cst.Comma):  # a trailing comma: the new argument keeps one
+        closing: Whitespace = last.comma.whitespace_after
+        if isinstance(closing, cst.ParenthesizedWhitespace) and isinstance(
+            separator, cst.ParenthesizedWhitespace
+        ):
+            between: Whitespace = _line_break(closing.first_line, separator)
+            closing = closing.with_changes(first_line=cst.TrailingWhitespace())
+        else:
+            between = separator
+        new = new.with_changes(comma=last.comma.with_changes(whitespace_after=closing))
+        args[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=between))
+    else:
+        closing = last.whitespace_after_arg
+        if isinstance(closing, cst.ParenthesizedWhitespace) and isinstance(
+            separator, cst.ParenthesizedWhitespace
+        ):
+            between = _line_break(closing.first_line, separator)
+            closing = closing.with_changes(first_line=cst.TrailingWhitespace())
+        else:
+            between = separator
+        new = new.with_changes(whitespace_after_arg=closing)
+        args[-1] = last.with_changes(
+            comma=cst.Comma(whitespace_after=between), whitespace_after_arg=no_space
+        )
+    args.append(new)
+    return call.with_changes(args=args)
+
+
+def _separator(call: cst.Call, args: list[cst.Arg]) -> Whitespace:
+    """What follows a comma between two arguments in this call: the whitespace after its
+    next-to-last argument's comma; for a single argument, the line break after ``(`` when the
+    call breaks there, else one space."""
+    if len(args) >= 2 and isinstance(args[-2].comma, cst.Comma):
+        return args[-2].comma.whitespace_after
+    opening = call.whitespace_before_args
+    if isinstance(opening, cst.ParenthesizedWhitespace):
+        return opening
+    return cst.SimpleWhitespace(" ")
+
+
+def _line_break(
+    first_line: cst.TrailingWhitespace, separator: cst.ParenthesizedWhitespace
+) -> cst.ParenthesizedWhitespace:
+    """A line break that keeps ``first_line`` (a comment after the last argument) and indents
+    the next argument as ``separator`` does."""
+    return cst.ParenthesizedWhitespace(
+        first_line=first_line,
+        empty_lines=[],
+        indent=separator.indent,
+        last_line=separator.last_line,
+    )

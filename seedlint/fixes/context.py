@@ -1,0 +1,190 @@
+"""What a rule's codemod gets (:class:`FixContext`) and gives back (:class:`Change`).
+
+A codemod reads the module's ``ast`` facts (the same ones detection used), finds the libcst nodes
+of the code it changes by position (:meth:`FixContext.node`, :meth:`FixContext.statement`), and
+records what to do with them in a :class:`Change`: replace a node, remove a statement, insert
+statements before or after one, import a module. Nodes are the libcst tree's own, compared by
+identity; nothing is changed until the fixer applies every accepted change in one pass.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from seedlint.analysis.facts import ModuleFacts
+from seedlint.analysis.names import Scope
+from seedlint.config import Settings
+from seedlint.fixes.imports import ImportNeed, Names
+from seedlint.fixes.seeds import Position, find_seed
+from seedlint.source import Source
+
+Statement = Union[cst.BaseStatement, cst.BaseSmallStatement]
+
+_SIMPLE_STATEMENTS = (
+    ast.Expr,
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.Return,
+    ast.Raise,
+    ast.Pass,
+    ast.Break,
+    ast.Continue,
+    ast.Delete,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Assert,
+)
+_COMPOUND: dict[type[ast.stmt], type[cst.CSTNode]] = {
+    ast.If: cst.If,
+    ast.For: cst.For,
+    ast.AsyncFor: cst.For,
+    ast.While: cst.While,
+    ast.Try: cst.Try,
+    ast.With: cst.With,
+    ast.AsyncWith: cst.With,
+    ast.FunctionDef: cst.FunctionDef,
+    ast.AsyncFunctionDef: cst.FunctionDef,
+    ast.ClassDef: cst.ClassDef,
+}
+
+
+@dataclass
+class Insertion:
+    anchor: cst.CSTNode
+    statements: list[Statement]
+    before: bool
+    key: Optional[str] = None  # insertions with one key are made once (the earliest anchor)
+
+
+@dataclass
+class Change:
+    """What one fix does to the module."""
+
+    replacements: list[tuple[cst.CSTNode, cst.CSTNode]] = field(default_factory=list)
+    removals: list[cst.CSTNode] = field(default_factory=list)
+    insertions: list[Insertion] = field(default_factory=list)
+    imports: list[ImportNeed] = field(default_factory=list)
+
+    def replace(self, old: cst.CSTNode, new: cst.CSTNode) -> None:
+        self.replacements.append((old, new))
+
+    def remove(self, statement: cst.CSTNode) -> None:
+        self.removals.append(statement)
+
+    def insert_before(
+        self, anchor: cst.CSTNode, statements: Sequence[Statement], key: Optional[str] = None
+    ) -> None:
+        self.insertions.append(Insertion(anchor, list(statements), True, key))
+
+    def insert_after(self, anchor: cst.CSTNode, statements: Sequence[Statement]) -> None:
+        self.insertions.append(Insertion(anchor, list(statements), False))
+
+    def add_import(self, need: Optional[ImportNeed]) -> None:
+        if need is not None and need not in self.imports:
+            self.imports.append(need)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.replacements or self.removals or self.insertions or self.imports)
+
+
+class FixContext:
+    """One version of one module's text, seen by ``ast`` (facts) and libcst (the tree)."""
+
+    def __init__(
+        self,
+        text: str,
+        source: Source,
+        facts: ModuleFacts,
+        settings: Settings,
+        module: Optional[cst.Module] = None,
+    ) -> None:
+        self.text = text
+        self.source = source
+        self.facts = facts
+        self.settings = settings
+        self.module = module if module is not None else cst.parse_module(text)
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        self.positions = wrapper.resolve(PositionProvider)
+        self.parents = wrapper.resolve(ParentNodeProvider)
+        self.names = Names(facts)
+        self._by_start: Optional[dict[tuple[int, int], list[cst.CSTNode]]] = None
+
+    # -- positions -----------------------------------------------------------------------------
+    def span(self, node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]]:
+        """An ``ast`` node's start and end as (line, character column)."""
+        row = getattr(node, "lineno", 1)
+        end_row = getattr(node, "end_lineno", None) or row
+        col = self.source.char_col(row, getattr(node, "col_offset", 0))
+        end_col = self.source.char_col(end_row, getattr(node, "end_col_offset", None) or 0)
+        return (row, col), (end_row, end_col)
+
+    def range(self, node: cst.CSTNode) -> CodeRange:
+        return self.positions[node]
+
+    def node(
+        self, node: ast.AST, kind: Union[type[cst.CSTNode], tuple[type[cst.CSTNode], ...]]
+    ) -> Optional[cst.CSTNode]:
+        """The libcst node of type ``kind`` that spans exactly what ``node`` spans."""
+        if self._by_start is None:
+            self._by_start = {}
+            for candidate, where in self.positions.items():
+                key = (where.start.line, where.start.column)
+                self._by_start.setdefault(key, []).append(candidate)
+        start, end = self.span(node)
+        for candidate in self._by_start.get(start, ()):
+            where = self.positions[candidate]
+            if isinstance(candidate, kind) and (where.end.line, where.end.column) == end:
+                return candidate
+        return None
+
+    def statement(self, stmt: ast.stmt) -> Optional[Statement]:
+        """The libcst statement to insert around or remove for an ``ast`` statement: its line
+        (a ``SimpleStatementLine``), the small statement itself inside a one-line suite
+        (``if x: a; b``), or the compound statement."""
+        if isinstance(stmt, _SIMPLE_STATEMENTS):
+            small = self.node(stmt, cst.BaseSmallStatement)
+            if small is None:
+                return None
+            parent = self.parents.get(small)
+            if isinstance(parent, cst.SimpleStatementLine):
+                return parent
+            assert isinstance(small, cst.BaseSmallStatement)
+            return small
+        kind = _COMPOUND.get(type(stmt))
+        found = self.node(stmt, kind) if kind is not None else None
+        return found if isinstance(found, cst.BaseStatement) else None
+
+    # -- what a fix writes ---------------------------------------------------------------------
+    def seed(self, at: Position, scope: Scope) -> str:
+        """The seed expression to write at ``at`` (an ``ast`` position) in ``scope``."""
+        return find_seed(self.facts, self.text, at, scope, self.settings.fix_seed)
+
+    def module_name(self, change: Change, qualname: str, scope: Scope, at: Position) -> str:
+        """The name to write for module ``qualname`` at ``at``; ``change`` imports it if needed."""
+        for existing in change.imports:
+            if existing.module == qualname:
+                return existing.name
+        taken = {need.name for need in change.imports}
+        name, need = self.names.module(qualname, scope, at, taken)
+        change.add_import(need)
+        return name
+
+
+def parse_statement(code: str) -> cst.BaseStatement:
+    """A statement from text written with four-space indents and ``\\n``: it takes the module's
+    own indentation and newline when the module is printed."""
+    return cst.parse_statement(code)
+
+
+def parse_expression(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)

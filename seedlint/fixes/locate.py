@@ -1,0 +1,92 @@
+"""Where a fix goes, in ``ast`` terms (no libcst): statements around a node, loader arguments."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import Optional
+
+from seedlint.analysis.calls import DATALOADER
+from seedlint.analysis.facts import LoaderCall, ModuleFacts
+
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def start(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 1), getattr(node, "col_offset", 0)
+
+
+def end(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "end_lineno", 1) or 1, getattr(node, "end_col_offset", 0) or 0
+
+
+def contains(outer: ast.AST, inner: ast.AST) -> bool:
+    return start(outer) <= start(inner) and end(inner) <= end(outer)
+
+
+def child_blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The statement lists directly inside a compound statement (not inside nested scopes)."""
+    if isinstance(stmt, _NESTED_SCOPES):
+        return
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(stmt, name, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+            yield block
+    for handler in getattr(stmt, "handlers", ()):
+        yield handler.body
+    for case in getattr(stmt, "cases", ()):
+        yield case.body
+
+
+def innermost_statement(body: list[ast.stmt], node: ast.AST) -> Optional[ast.stmt]:
+    """The deepest statement of ``body`` (or of blocks inside it, not nested functions or
+    classes) that contains ``node``."""
+    found: Optional[ast.stmt] = None
+    block: Optional[list[ast.stmt]] = body
+    while block is not None:
+        current = next((s for s in block if contains(s, node)), None)
+        if current is None:
+            break
+        found, block = current, None
+        for inner in child_blocks(current):
+            if any(contains(s, node) for s in inner):
+                block = inner
+                break
+    return found
+
+
+def top_statement(tree: ast.Module, node: ast.AST) -> Optional[ast.stmt]:
+    """The module-level statement that contains ``node``."""
+    return next((s for s in tree.body if contains(s, node)), None)
+
+
+def loader_call(facts: ModuleFacts, node: ast.AST) -> Optional[LoaderCall]:
+    return next((loader for loader in facts.dataloader_calls if loader.call is node), None)
+
+
+def positional_index(loader: LoaderCall, name: str) -> Optional[int]:
+    """Where ``name`` sits among the loader's positional parameters (None for a subclass with
+    an ``__init__`` of its own: its positions are not the DataLoader's)."""
+    if loader.custom_init or name not in DATALOADER.positional:
+        return None
+    return DATALOADER.positional.index(name)
+
+
+def settable(facts: ModuleFacts, loader: LoaderCall, name: str) -> bool:
+    """Whether a fix can pass ``name=`` to the loader call: it is passed as an explicit keyword
+    or position, or not at all (not through ``*args``, nor a ``**kwargs`` that may hold it)."""
+    call = loader.call
+    if any(keyword.arg == name for keyword in call.keywords):
+        return True
+    position = positional_index(loader, name)
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return position is None  # the star may fill that position
+        if index == position:
+            return True
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            spread = facts.binder.dict_value(keyword.value, loader.scope)
+            if spread.open or name in spread.entries:
+                return False
+    return True

@@ -1,0 +1,190 @@
+"""Applying changes to a libcst tree: one pass for every accepted change, then the imports.
+
+Only the nodes a change names are rebuilt; everything else is printed from the original tree,
+byte for byte. Statements are inserted and removed by the block that holds them, so that blank
+lines go where they belong: a statement moved or inserted before another takes over the blank
+lines above it (comments stay with their statement), a module-level function gets two blank
+lines on each side, and a block left empty by a removal gets ``pass``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Union
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import CodeRange
+
+from seedlint.fixes.context import Change, Insertion, Statement
+
+Body = list[Statement]
+
+
+def conflicts(
+    change: Change, accepted: Sequence[Change], ranges: Mapping[cst.CSTNode, CodeRange]
+) -> bool:
+    """Whether ``change`` touches code another accepted change rebuilds (then it waits for the
+    next round, when it is computed again on the new text).
+
+    A replaced or removed node may not overlap another change's replaced or removed node, nor
+    contain another change's insertion anchor; insertions next to one statement combine.
+    """
+    mine_strict = [ranges[n] for n in _strict(change)]
+    mine_anchors = [ranges[i.anchor] for i in change.insertions]
+    for other in accepted:
+        theirs_strict = [ranges[n] for n in _strict(other)]
+        theirs_anchors = [ranges[i.anchor] for i in other.insertions]
+        if any(_overlap(a, b) for a in mine_strict for b in theirs_strict):
+            return True
+        if any(_contains(a, b) for a in mine_strict for b in theirs_anchors):
+            return True
+        if any(_contains(b, a) for a in mine_anchors for b in theirs_strict):
+            return True
+    return False
+
+
+def _strict(change: Change) -> list[cst.CSTNode]:
+    return [old for old, _ in change.replacements] + list(change.removals)
+
+
+def _key(where: CodeRange) -> tuple[tuple[int, int], tuple[int, int]]:
+    return (where.start.line, where.start.column), (where.end.line, where.end.column)
+
+
+def _overlap(a: CodeRange, b: CodeRange) -> bool:
+    (a0, a1), (b0, b1) = _key(a), _key(b)
+    return (a0 < b1 and b0 < a1) or (a0, a1) == (b0, b1)
+
+
+def _contains(outer: CodeRange, inner: CodeRange) -> bool:
+    (o0, o1), (i0, i1) = _key(outer), _key(inner)
+    return o0 <= i0 and i1 <= o1
+
+
+def apply_changes(
+    module: cst.Module, changes: Sequence[Change], ranges: Mapping[cst.CSTNode, CodeRange]
+) -> str:
+    """The module's code with every change applied (the changes must not conflict)."""
+    insertions: list[Insertion] = []
+    seen_keys: dict[str, int] = {}
+    for change in changes:
+        for insertion in change.insertions:
+            if insertion.key is None:
+                insertions.append(insertion)
+                continue
+            where = _key(ranges[insertion.anchor])
+            index = seen_keys.get(insertion.key)
+            if index is None:
+                seen_keys[insertion.key] = len(insertions)
+                insertions.append(insertion)
+            elif where < _key(ranges[insertions[index].anchor]):
+                insertions[index] = insertion  # the earliest place serves every user
+    transformer = _Apply(changes, insertions)
+    new_module = module.visit(transformer)
+    needs = [need for change in changes for need in change.imports]
+    if needs:
+        context = CodemodContext()
+        for need in needs:
+            AddImportsVisitor.add_needed_import(context, need.module, asname=need.asname)
+        new_module = AddImportsVisitor(context).transform_module(new_module)
+    return new_module.code
+
+
+class _Apply(cst.CSTTransformer):
+    def __init__(self, changes: Sequence[Change], insertions: Sequence[Insertion]) -> None:
+        super().__init__()
+        self.replacements: dict[int, cst.CSTNode] = {}
+        self.removals: set[int] = set()
+        self.before: dict[int, Body] = {}
+        self.after: dict[int, Body] = {}
+        for change in changes:
+            for old, new in change.replacements:
+                self.replacements[id(old)] = new
+            self.removals.update(id(node) for node in change.removals)
+        for insertion in insertions:
+            target = self.before if insertion.before else self.after
+            target.setdefault(id(insertion.anchor), []).extend(insertion.statements)
+
+    def on_leave(  # type: ignore[override]
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]:
+        replacement = self.replacements.get(id(original_node))
+        if replacement is not None:
+            return replacement
+        if isinstance(original_node, cst.Module) and isinstance(updated_node, cst.Module):
+            body = self._arrange(original_node.body, updated_node.body, top_level=True)
+            return updated_node.with_changes(body=body)
+        if isinstance(original_node, cst.IndentedBlock) and isinstance(
+            updated_node, cst.IndentedBlock
+        ):
+            body = self._arrange(original_node.body, updated_node.body, top_level=False)
+            return updated_node.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
+        if isinstance(original_node, cst.SimpleStatementSuite) and isinstance(
+            updated_node, cst.SimpleStatementSuite
+        ):
+            small = self._arrange(original_node.body, updated_node.body, top_level=False)
+            return updated_node.with_changes(body=small or [cst.Pass()])
+        return updated_node
+
+    def _arrange(
+        self, original: Sequence[Statement], updated: Sequence[Statement], top_level: bool
+    ) -> Body:
+        out: Body = []
+        for index, (old, new) in enumerate(zip(original, updated)):
+            before = self.before.get(id(old))
+            if before:
+                new = _place_before(out, before, new, top_level, at_start=index == 0)
+            if id(old) not in self.removals:
+                out.append(new)
+            for statement in self.after.get(id(old), ()):
+                out.append(_with_leading(statement, []))
+        return out
+
+
+def _blank(count: int) -> list[cst.EmptyLine]:
+    return [cst.EmptyLine() for _ in range(count)]
+
+
+def _split_leading(
+    lines: Sequence[cst.EmptyLine],
+) -> tuple[list[cst.EmptyLine], list[cst.EmptyLine]]:
+    """The blank lines at the top of a statement's leading lines, and the rest (comments)."""
+    index = 0
+    while index < len(lines) and lines[index].comment is None:
+        index += 1
+    return list(lines[:index]), list(lines[index:])
+
+
+def _with_leading(statement: Statement, lines: list[cst.EmptyLine]) -> Statement:
+    """``statement`` with ``lines`` above it instead of its own blank lines (comments kept)."""
+    if isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        _, comments = _split_leading(statement.leading_lines)
+        return statement.with_changes(leading_lines=[*lines, *comments])
+    return statement
+
+
+def _place_before(
+    out: Body, inserted: Body, anchor: Statement, top_level: bool, at_start: bool
+) -> Statement:
+    """Append ``inserted`` to ``out`` and return ``anchor`` with its blank lines rearranged."""
+    if not isinstance(anchor, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        out.extend(inserted)  # small statements in a one-line suite
+        return anchor
+    around_def = 2 if top_level else 1
+    blank, comments = _split_leading(anchor.leading_lines)
+    previous_def = False
+    for position, statement in enumerate(inserted):
+        is_def = isinstance(statement, (cst.FunctionDef, cst.ClassDef))
+        if position == 0:
+            lines = blank if at_start or not is_def else _blank(max(around_def, len(blank)))
+        elif is_def or previous_def:
+            lines = _blank(around_def)
+        else:
+            lines = []
+        out.append(_with_leading(statement, lines))
+        previous_def = is_def
+    if previous_def:
+        return anchor.with_changes(leading_lines=[*_blank(around_def), *comments])
+    return anchor.with_changes(leading_lines=comments)
