@@ -225,6 +225,9 @@ def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
 
 
 # -- the cache -------------------------------------------------------------------------------
+# Bumped whenever what a cache entry holds changes, so that old entries are never read.
+CACHE_FORMAT = 2
+
 class Cache:
     """Findings per file, keyed by the file's content hash, seedlint's version and the settings.
 
@@ -240,7 +243,7 @@ class Cache:
     def _table(self, key: str) -> dict[str, Any]:
         table = self._tables.get(key)
         if table is None:
-            path = self.directory / __version__ / f"{key}.json"
+            path = self.directory / __version__ / f"{key}-{CACHE_FORMAT}.json"
             try:
                 table = json.loads(path.read_text())
                 if not isinstance(table, dict):
@@ -283,7 +286,7 @@ class Cache:
                 fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
                 with os.fdopen(fd, "w") as handle:
                     json.dump(self._tables[key], handle, separators=(",", ":"))
-                os.replace(tmp, folder / f"{key}.json")
+                os.replace(tmp, folder / f"{key}-{CACHE_FORMAT}.json")
         except OSError as error:  # a read-only tree: the run still succeeds
             print(f"seedlint: warning: cannot write the cache: {error}", file=sys.stderr)
 
