@@ -6,6 +6,7 @@ Each fact is computed lazily, so a rule that never asks for capture regions cost
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional, Union
@@ -67,6 +68,15 @@ class LoaderCall:
     args: dict[str, Value]
     custom_init: bool  # a subclass of this module with its own __init__: positions unknown
 
+    @property
+    def dataset(self) -> Optional[ast.expr]:
+        """The dataset argument: the first positional one, or ``dataset=``."""
+        for keyword in self.call.keywords:
+            if keyword.arg == "dataset":
+                return keyword.value
+        first = self.call.args[0] if self.call.args else None
+        return None if isinstance(first, ast.Starred) else first
+
 
 @dataclass(frozen=True)
 class SeedCall:
@@ -104,18 +114,23 @@ class ModuleFacts:
     def call_scopes(self) -> dict[int, Scope]:
         return {id(call): scope for call, scope in self.builder.calls}
 
+    def _calls_spelled(self, last_names: frozenset[str]) -> Iterator[tuple[ast.Call, Scope]]:
+        """The calls whose name can mean something ending in ``last_names`` (aliases included):
+        the cheap gate before resolving a call."""
+        spellings = self.resolver.spellings(last_names)
+        for call, scope in self.builder.calls:
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name is not None and name in spellings:
+                yield call, scope
+
     # -- DataLoaders ---------------------------------------------------------------------------
     @cached_property
     def dataloader_calls(self) -> list[LoaderCall]:
         targets = self.options.all_dataloader_classes
-        spellings = self.resolver.spellings(frozenset(t.rsplit(".", 1)[-1] for t in targets))
         result: list[LoaderCall] = []
-        for call, scope in self.builder.calls:
-            func = call.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name is None or name not in spellings:
-                continue
-            meanings = self.resolver.meanings(func, scope)
+        for call, scope in self._calls_spelled(frozenset(t.rsplit(".", 1)[-1] for t in targets)):
+            meanings = self.resolver.meanings(call.func, scope)
             loader = [m for m in meanings if self.resolver.is_subclass(m, targets)]
             if not loader:
                 continue
@@ -171,12 +186,7 @@ class ModuleFacts:
     @cached_property
     def seed_calls(self) -> list[SeedCall]:
         result: list[SeedCall] = []
-        spellings = self.resolver.spellings(self.seeding.last_names)
-        for call, scope in self.builder.calls:
-            func = call.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name is None or name not in spellings:
-                continue
+        for call, scope in self._calls_spelled(self.seeding.last_names):
             kind = self.seeding.classify(call, scope)
             if kind is not None:
                 result.append(SeedCall(call, scope, kind))

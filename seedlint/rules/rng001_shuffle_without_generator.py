@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Optional
 
@@ -148,14 +147,9 @@ FIX_MESSAGE = "Pass `generator=torch.Generator().manual_seed(SEED)`"
 
 def _iterable_dataset(facts: ModuleFacts, loader: LoaderCall) -> bool:
     """The dataset is, on every path, an instance of an IterableDataset class of this module."""
-    call = loader.call
-    dataset = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
-    for keyword in call.keywords:
-        if keyword.arg == "dataset":
-            dataset = keyword.value
-    if dataset is None:
+    if loader.dataset is None:
         return False
-    classes = facts.instance_classes(dataset, loader.scope)
+    classes = facts.instance_classes(loader.dataset, loader.scope)
     return bool(classes) and all(
         facts.resolver.is_subclass(c, ITERABLE_DATASETS) for c in classes or ()
     )

@@ -178,14 +178,9 @@ from `*args` or a `**kwargs` dict.
 
 def _copied(facts: ModuleFacts, loader: LoaderCall) -> list[CopiedRng]:
     """The copied RNG objects the loader's dataset may hold."""
-    call = loader.call
-    dataset = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
-    for keyword in call.keywords:
-        if keyword.arg == "dataset":
-            dataset = keyword.value
-    if dataset is None:
+    if loader.dataset is None:
         return list(facts.copied_rngs)
-    classes = facts.instance_classes(dataset, loader.scope)
+    classes = facts.instance_classes(loader.dataset, loader.scope)
     if classes is None:  # the dataset may be an instance of any of them
         return list(facts.copied_rngs)
     return [c for meaning in classes for c in facts.holders(meaning)]
