@@ -15,10 +15,15 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.MULTILINE)
 
 
 class DecodeError(Exception):
     """The bytes are not text in the file's declared (or default) encoding."""
+
+    def __init__(self, message: str, offset: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.offset = offset  # the byte offset of the first undecodable byte, when known
 
 
 @dataclass
@@ -33,10 +38,17 @@ class Source:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         except SyntaxError as error:  # an unknown or inconsistent coding cookie
-            raise DecodeError(str(error)) from None
+            if _declares_encoding(raw):
+                raise DecodeError(str(error)) from None
+            encoding = "utf-8"  # no cookie: the first lines are not UTF-8 (said below)
         try:
             text = raw.decode(encoding)
-        except (UnicodeDecodeError, LookupError) as error:
+        except UnicodeDecodeError as error:
+            bad = raw[error.start : error.start + 1].hex()
+            cookie = "" if _declares_encoding(raw) else " (the file has no coding cookie)"
+            message = f"not valid {encoding}{cookie}: {error.reason} (byte 0x{bad})"
+            raise DecodeError(message, error.start) from None
+        except LookupError as error:
             raise DecodeError(f"cannot decode as {encoding}: {error}") from None
         if encoding == "utf-8-sig" and text.startswith("\ufeff"):
             text = text[1:]
@@ -78,3 +90,11 @@ class Source:
         starts = self.line_starts
         row = max(1, min(row, len(starts)))
         return starts[row - 1] + col
+
+
+def _declares_encoding(raw: bytes) -> bool:
+    """Whether a BOM or a PEP 263 cookie in the first two lines names the encoding."""
+    if raw.startswith(codecs.BOM_UTF8):
+        return True
+    head = b"\n".join(raw.splitlines()[:2])
+    return _COOKIE.search(head) is not None
