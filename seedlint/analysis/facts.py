@@ -36,6 +36,17 @@ from seedlint.analysis.seeding import (
 from seedlint.analysis.values import Value, ValueEvaluator
 
 DATALOADER_CLASSES: tuple[str, ...] = ("torch.utils.data.DataLoader",)
+ACCELERATE_PREPARE = frozenset(
+    {"accelerate.data_loader.prepare_data_loader", "accelerate.utils.prepare_data_loader"}
+)
+ACCELERATOR = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+DATALOADER_CONFIGURATION = frozenset(
+    {
+        "accelerate.DataLoaderConfiguration",
+        "accelerate.utils.DataLoaderConfiguration",
+        "accelerate.utils.dataclasses.DataLoaderConfiguration",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -142,6 +153,58 @@ class ModuleFacts:
                 args = self.binder.bind(call, DATALOADER, scope)
             result.append(LoaderCall(call, scope, args, custom))
         return result
+
+    def reseeded_by_accelerate(self, loader: LoaderCall) -> bool:
+        """The loader is handed, in the same function, to Hugging Face accelerate with
+        ``use_seedable_sampler=True``, which replaces its RandomSampler by a
+        ``SeedableRandomSampler`` seeded from the run's seed and the epoch."""
+        names = {
+            name
+            for name, bindings in loader.scope.bindings.items()
+            for binding in bindings
+            if binding.kind == "assign" and binding.value is loader.call
+        }
+        if not names:
+            return False
+        for call, scope in self.builder.calls:
+            if scope is not loader.scope or not any(
+                isinstance(arg, ast.Name) and arg.id in names
+                for arg in [*call.args, *(k.value for k in call.keywords)]
+            ):
+                continue
+            if self.resolver.qualnames(
+                call.func, scope
+            ) & ACCELERATE_PREPARE and self._keyword_true(call, "use_seedable_sampler", scope):
+                return True
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr == "prepare":
+                accelerator = self._call_to(func.value, scope, ACCELERATOR)
+                if accelerator is None:
+                    continue
+                for keyword in accelerator.keywords:
+                    if keyword.arg == "dataloader_config":
+                        config = self._call_to(keyword.value, scope, DATALOADER_CONFIGURATION)
+                        if config and self._keyword_true(config, "use_seedable_sampler", scope):
+                            return True
+        return False
+
+    def _call_to(
+        self, expr: ast.expr, scope: Scope, qualnames: frozenset[str]
+    ) -> Optional[ast.Call]:
+        """``expr`` if it calls one of ``qualnames``, or the call a name is bound to once."""
+        for node, node_scope in self._assigned_expressions(expr, scope) or ():
+            if isinstance(node, ast.Call) and self.resolver.qualnames(node.func, node_scope) & (
+                qualnames
+            ):
+                return node
+        return None
+
+    def _keyword_true(self, call: ast.Call, name: str, scope: Scope) -> bool:
+        for keyword in call.keywords:
+            if keyword.arg == name:
+                value = self.values.evaluate(keyword.value, scope)
+                return value.options is not None and all(o is True for o in value.options)
+        return False
 
     def instance_classes(self, expr: ast.expr, scope: Scope) -> Optional[frozenset[Meaning]]:
         """The classes ``expr`` may be an instance of, when every path builds one by a call."""

@@ -22,12 +22,18 @@ class InvalidFile(Rule):
 Reports a file that seedlint could not check, with the reason and position:
 
 - `syntax-error`: the file does not parse as Python (for notebooks: the JSON does not load);
-- `read-error`: the file cannot be read (permissions, a directory named `x.py`, a dangling link)
+- `read-error`: the file cannot be read (permissions, a dangling or looping link)
   or decoded (invalid UTF-8 without a coding cookie, an unknown encoding, a NUL byte);
 - `internal-error`: seedlint itself failed on this file. Please report it, with the file if you
   can.
 
-The rest of the run goes on: every other file is still checked.
+The rest of the run goes on: every other file is still checked. A folder named like a
+source file (`x.py`) is walked like any folder.
+
+seedlint decodes and parses only the files that contain a name one of the selected rules can fire
+on (`DataLoader`, `seed`, a capture region, ...). A file without any of them cannot have a
+finding, so a syntax or encoding error in it is not reported: that is the Python compiler's (or
+ruff's) job. A file that cannot be read at all is always reported.
 
 ## Why is this bad?
 A file that is not checked may hide any of the other findings.

@@ -31,6 +31,12 @@ Checks for a torch `DataLoader` (or a subclass, or a class listed in `dataloader
 `shuffle` may be true and that has no `generator` (absent, or `None`), while no `sampler` or
 `batch_sampler` object replaces the shuffling.
 
+It does not flag a loader over an `IterableDataset` class of the module (PyTorch raises for
+`shuffle=True` there), nor one that the same function hands to Hugging Face accelerate with
+`use_seedable_sampler=True` (`prepare_data_loader(...)`, or `Accelerator.prepare` with such a
+`DataLoaderConfiguration`), which replaces its sampler by one seeded from the run's seed and the
+epoch.
+
 `shuffle` counts when it is `True`, or an expression that may be true on some path
 (`shuffle=args.shuffle` with no visible default, `shuffle=(sampler is None)`). It does not count
 when it is absent, `False`/`None`, or a parameter whose caller decides (no default).
@@ -110,6 +116,8 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
                 continue
             if _iterable_dataset(facts, loader):
                 continue  # PyTorch raises for shuffle=True with an IterableDataset
+            if facts.reseeded_by_accelerate(loader):
+                continue  # accelerate swaps in a sampler seeded from the run's seed
             yield Violation(loader.call, MESSAGE)
 
     def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
