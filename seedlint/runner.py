@@ -228,6 +228,7 @@ def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
 # Bumped whenever what a cache entry holds changes, so that old entries are never read.
 CACHE_FORMAT = 2
 
+
 class Cache:
     """Findings per file, keyed by the file's content hash, seedlint's version and the settings.
 
