@@ -14,7 +14,6 @@ from seedlint import __version__, report
 from seedlint.config import (
     OUTPUT_FORMATS,
     ConfigError,
-    Settings,
     SettingsResolver,
     expand,
     parse_per_file_ignores,
@@ -395,7 +394,3 @@ def _fixed_list(fixed: list[Finding]) -> str:
         for code, count in sorted(counts.items()):
             lines.append(f"    {count} × {code} ({BY_CODE[code].name})")
     return "\n".join(lines) + "\n\n"
-
-
-def _unused(settings: Settings) -> None:  # pragma: no cover - keeps the import used
-    del settings
