@@ -19,7 +19,6 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from seedlint.analysis.facts import ModuleFacts
 from seedlint.config import Settings
 from seedlint.rules.base import Violation
 from seedlint.runner import ruleset
+from tests.support import run_seedlint
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bad_input"
 GOOD = "good.py"
@@ -65,13 +65,8 @@ class Run:
 
 def seedlint(cwd: Path, *args: str) -> Run:
     """Run the command line in ``cwd``; never a traceback, never an unparsed output line."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SEEDLINT_")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "seedlint", "check", "--isolated", "--no-cache", *args],
-        cwd=cwd,
-        capture_output=True,
-        env=env,
-        timeout=300,
+    proc = run_seedlint(
+        "check", "--isolated", "--no-cache", *args, cwd=cwd, timeout=300, text=False, clean_env=True
     )
     stdout = proc.stdout.decode("utf-8", "surrogateescape")
     stderr = proc.stderr.decode("utf-8", "surrogateescape")
@@ -545,22 +540,15 @@ def test_non_utf8_file_name(tmp_path: Path) -> None:
     assert [(f.code, f.row) for f in run.of(name)] == [("RNG001", 2)]
     assert_good_file_checked(run, good)
     # A terminal that refuses undecodable text, and an output file, still get every line.
-    command = [sys.executable, "-m", "seedlint", "check", "--isolated", "--no-cache"]
-    command += ["--output-format", "concise"]
-    env_run = subprocess.run(
-        [*command, "-o", "out.txt", "."],
-        cwd=tmp_path,
-        capture_output=True,
-        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    command = ["check", "--isolated", "--no-cache", "--output-format", "concise"]
+    env_run = run_seedlint(
+        *command, "-o", "out.txt", ".", cwd=tmp_path, env={"PYTHONIOENCODING": "utf-8"}, text=False
     )
     assert b"Traceback" not in env_run.stderr
     written = (tmp_path / "out.txt").read_bytes()
     assert b"caf\xe9.py:2:" in written and b"good.py:" in written
-    strict = subprocess.run(
-        [*command, "."],
-        cwd=tmp_path,
-        capture_output=True,
-        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+    strict = run_seedlint(
+        *command, ".", cwd=tmp_path, env={"PYTHONIOENCODING": "utf-8:strict"}, text=False
     )
     assert strict.returncode == 1 and b"Traceback" not in strict.stderr
     assert b"good.py:" in strict.stdout and b"caf" in strict.stdout

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support import run_seedlint
 
 UNSEEDED = """\
 from torch.utils.data import DataLoader
@@ -26,17 +27,7 @@ loader = DataLoader([1, 2, 3], shuffle=True, generator=torch.Generator().manual_
 def run(
     args: list[str], cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("SEEDLINT_OUTPUT_FORMAT", None)
-    return subprocess.run(
-        [sys.executable, "-m", "seedlint", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=120,
-    )
+    return run_seedlint(*args, cwd=cwd, stdin=stdin, env=env)
 
 
 @pytest.fixture

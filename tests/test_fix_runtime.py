@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import run_seedlint
+
 torch = pytest.importorskip(
     "torch", reason="the runtime tests run the fixed scripts with PyTorch (pip install torch)"
 )
@@ -46,14 +48,7 @@ def run_scripts(*paths: Path) -> list[str]:
 
 
 def seedlint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "seedlint", "check", "--isolated", "--no-cache", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=120,
-    )
+    return run_seedlint("check", "--isolated", "--no-cache", *args, cwd=cwd, env=ENV)
 
 
 def copy(tmp_path: Path, *names: str) -> list[Path]:

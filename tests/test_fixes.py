@@ -24,6 +24,7 @@ from seedlint.config import Settings
 from seedlint.fixes.apply import applies, fix_raw, fix_text
 from seedlint.fixes.write import write_fixed
 from seedlint.runner import analyze_bytes
+from tests.support import run_seedlint
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = Path(__file__).parent / "fixtures" / "fixes"
@@ -54,16 +55,7 @@ loader = DataLoader(range(8), shuffle=True, generator=torch.Generator().manual_s
 def run(
     args: list[str], cwd: Path, stdin: Optional[bytes] = None
 ) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("SEEDLINT_OUTPUT_FORMAT", None)
-    return subprocess.run(
-        [sys.executable, "-m", "seedlint", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        env=env,
-        timeout=120,
-    )
+    return run_seedlint(*args, cwd=cwd, stdin=stdin, env={"PYTHONPATH": str(ROOT)}, text=False)
 
 
 def case_args(case: str) -> list[str]:

@@ -15,6 +15,7 @@ import pytest
 from seedlint import cli, flake8_plugin
 from seedlint.flake8_plugin import SeedlintChecker
 from tests.fixtures_support import FIXTURES, rule_fixtures
+from tests.support import run_seedlint
 
 # Small cases of our own, next to the lead's rule fixtures.
 OWN_CASES = {
@@ -250,22 +251,8 @@ def test_real_flake8_reports_rng_codes_and_honours_noqa(small_tree: Path) -> Non
         ["./workers.py:17:10:", "RNG002"],
     ]
     # The same positions and messages as `seedlint check`:
-    ours = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "seedlint",
-            "check",
-            "--no-cache",
-            "--output-format",
-            "concise",
-            "--quiet",
-            ".",
-        ],
-        cwd=small_tree,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    ours = run_seedlint(
+        "check", "--no-cache", "--output-format", "concise", "--quiet", ".", cwd=small_tree
     )
     # (flake8 has no fix marker: the CLI's `[*] ` aside, the lines are the same)
     ours_lines = [line.replace(" [*] ", " ", 1) for line in ours.stdout.splitlines()]

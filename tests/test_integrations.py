@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import shlex
 import shutil
@@ -13,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support import run_seedlint
 
 yaml = pytest.importorskip("yaml")  # installed with pre-commit
 
@@ -76,15 +77,7 @@ def run_seedlint_line(
 ) -> subprocess.CompletedProcess[str]:
     argv = shlex.split(line)
     assert argv[0] == "seedlint", line
-    return subprocess.run(
-        [sys.executable, "-m", "seedlint", *argv[1:]],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "SEEDLINT_NO_CACHE": "1"},
-    )
+    return run_seedlint(*argv[1:], cwd=cwd, stdin=stdin, env={"SEEDLINT_NO_CACHE": "1"})
 
 
 def test_no_snippet_is_left_untested() -> None:

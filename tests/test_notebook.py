@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -20,6 +19,7 @@ from seedlint.diagnostics import Finding
 from seedlint.notebook import analyze_notebook, fix_notebook, mask_cell, render_source, unmask
 from seedlint.runner import analyze_bytes
 from tests.fixtures_support import FIXTURES
+from tests.support import run_seedlint
 
 NOTEBOOKS = FIXTURES / "notebooks"
 
@@ -34,13 +34,7 @@ def check(name: str, settings: Settings | None = None) -> list[Finding]:
 
 
 def seedlint(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "seedlint", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_seedlint(*args, cwd=cwd)
 
 
 def make_notebook(cells: list[tuple[str, Any]], indent: int | None = 1, **meta: Any) -> bytes:

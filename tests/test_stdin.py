@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.fixtures_support import FIXTURES
+from tests.support import run_seedlint
 
 SOURCE = (
     "import torch\n"
@@ -20,14 +20,7 @@ SOURCE = (
 def seedlint(
     cwd: Path, *args: str, stdin: str | bytes = SOURCE
 ) -> subprocess.CompletedProcess[str]:
-    data = stdin.encode() if isinstance(stdin, str) else stdin
-    result = subprocess.run(
-        [sys.executable, "-m", "seedlint", *args],
-        cwd=cwd,
-        input=data,
-        capture_output=True,
-        timeout=120,
-    )
+    result = run_seedlint(*args, cwd=cwd, stdin=stdin, text=False)
     return subprocess.CompletedProcess(
         result.args, result.returncode, result.stdout.decode(), result.stderr.decode()
     )

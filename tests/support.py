@@ -1,0 +1,44 @@
+"""Running the real command line in a subprocess, the one way every test file does it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def run_seedlint(
+    *args: str,
+    cwd: Path,
+    stdin: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    text: bool = True,
+    clean_env: bool = False,
+) -> subprocess.CompletedProcess[Any]:
+    """``python -m seedlint *args`` in ``cwd``, its output captured (``str``, or ``bytes``).
+
+    The environment is this process's plus ``env``, less ``SEEDLINT_OUTPUT_FORMAT`` (or, with
+    ``clean_env``, less every ``SEEDLINT_*`` variable), so that the developer's settings never
+    change what a test sees. ``stdin`` is encoded or decoded to match ``text``.
+    """
+    base = os.environ
+    if clean_env:
+        base = {k: v for k, v in os.environ.items() if not k.startswith("SEEDLINT_")}
+    full_env = {**base, **(env or {})}
+    full_env.pop("SEEDLINT_OUTPUT_FORMAT", None)
+    if isinstance(stdin, str) and not text:
+        stdin = stdin.encode()
+    elif isinstance(stdin, bytes) and text:
+        stdin = stdin.decode()
+    return subprocess.run(
+        [sys.executable, "-m", "seedlint", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=text,
+        env=full_env,
+        timeout=timeout,
+    )
