@@ -38,7 +38,7 @@ class Finding:
     end_row: int
     end_col: int
     fix: Optional[Fix] = None
-    noqa_rows: tuple[int, ...] = ()  # lines whose `# noqa` silences this finding
+    noqa_rows: tuple[int, ...] = ()  # lines whose noqa comment silences this finding
     cell: Optional[int] = None  # notebooks: the 1-based cell the row belongs to
     fixable: bool = field(default=False, compare=False)
 
