@@ -22,7 +22,17 @@ from seedlint.diagnostics import Finding
 from seedlint.discovery import discover
 from seedlint.rules import BY_CODE, RULES
 from seedlint.rules.rng000_invalid_file import READ_ERROR
-from seedlint.runner import Cache, Job, check_jobs, default_jobs, invalid, read_file
+from seedlint.runner import (
+    Cache,
+    FileEntry,
+    Job,
+    check_files,
+    check_jobs,
+    default_jobs,
+    invalid,
+    read_candidates,
+    read_file,
+)
 from seedlint.source import DecodeError, Source
 
 SUBCOMMANDS = ("check", "rule", "rules", "clean")
@@ -224,7 +234,7 @@ def _check(args: argparse.Namespace) -> int:
     if [str(p) for p in paths] == ["-"]:
         return _check_stdin(args, resolver, output_format, fixing)
 
-    jobs: list[Job] = []
+    entries: list[FileEntry] = []
     findings: list[Finding] = []
     for candidate in discover(paths, resolver):
         display = os.path.normpath(str(candidate.path))
@@ -235,12 +245,7 @@ def _check(args: argparse.Namespace) -> int:
             if "RNG000" in candidate.settings.enabled_codes():
                 findings.append(invalid(display, READ_ERROR, f"cannot read: {candidate.problem}"))
             continue
-        raw, problem = read_file(candidate.path)
-        if raw is None:
-            if "RNG000" in candidate.settings.enabled_codes():
-                findings.append(invalid(display, READ_ERROR, problem or "cannot read"))
-            continue
-        jobs.append(Job(candidate.path, display, candidate.settings, raw))
+        entries.append(FileEntry(candidate.path, display, candidate.settings))
     if args.show_files:
         return 0
 
@@ -250,6 +255,8 @@ def _check(args: argparse.Namespace) -> int:
     if fixing:
         from seedlint.fixes.apply import fix_jobs
 
+        jobs, read_errors = read_candidates(entries)
+        findings.extend(read_errors)
         outcome = fix_jobs(jobs, args, processes)
         for error in outcome.errors:
             print(f"seedlint: error: {error}", file=sys.stderr)
@@ -265,10 +272,17 @@ def _check(args: argparse.Namespace) -> int:
         cache = None
         if not args.no_cache:
             cache = Cache(args.cache_dir or Path(default.cache_dir or ".seedlint_cache"))
-        findings.extend(check_jobs(jobs, processes, cache))
+        findings.extend(check_files(entries, processes, cache))
         if cache is not None:
             cache.save()
-        sources = {job.display: (job.raw, job.settings) for job in jobs}
+        sources = {}
+        if output_format in ("json", "json-lines"):
+            flagged = {f.path for f in findings}
+            for entry in entries:
+                if entry.display in flagged:
+                    raw, _ = read_file(entry.path)
+                    if raw is not None:
+                        sources[entry.display] = (raw, entry.settings)
     if output_format in ("json", "json-lines") and not args.fix_only:
         from seedlint.fixes.apply import attach_edits
 

@@ -113,6 +113,13 @@ class Settings:
 
     def fingerprint(self) -> str:
         """A digest of everything that changes findings (the cache key's settings part)."""
+        cached: Optional[str] = self.__dict__.get("_fingerprint")
+        if cached is None:
+            cached = self._compute_fingerprint()
+            object.__setattr__(self, "_fingerprint", cached)  # frozen: computed once
+        return cached
+
+    def _compute_fingerprint(self) -> str:
         data = {
             f.name: getattr(self, f.name)
             for f in fields(self)
@@ -140,10 +147,15 @@ def expand(selectors: tuple[str, ...], option: str) -> set[str]:
     return codes
 
 
+_GLOB_CHARS = frozenset("*?[")
+
+
 def path_matches(path: Path, pattern: str, root: Path) -> bool:
     """ruff's exclusion globs: a bare name matches any path component's name; a pattern with a
     slash matches the path relative to ``root`` (or the absolute path)."""
     if "/" not in pattern:
+        if _GLOB_CHARS.isdisjoint(pattern):
+            return path.name == pattern
         return fnmatch.fnmatchcase(path.name, pattern)
     absolute = path if path.is_absolute() else Path.cwd() / path
     try:
@@ -181,8 +193,23 @@ KNOWN_KEYS = _LIST_KEYS | _BOOL_KEYS | _STR_KEYS | _INT_KEYS | {"per-file-ignore
 OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif")
 
 
+_LOADED: dict[tuple[Path, int, int], Optional[dict[str, Any]]] = {}
+
+
 def load_file(path: Path) -> Optional[dict[str, Any]]:
-    """The seedlint table of a config file; None for a pyproject.toml without one."""
+    """The seedlint table of a config file; None for a pyproject.toml without one. Parsed once
+    per process while the file is unchanged."""
+    try:
+        st = path.stat()
+        key = (path, st.st_mtime_ns, st.st_size)
+    except OSError:
+        return _load_file(path)  # reports the error
+    if key not in _LOADED:
+        _LOADED[key] = _load_file(path)
+    return _LOADED[key]
+
+
+def _load_file(path: Path) -> Optional[dict[str, Any]]:
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
@@ -266,19 +293,24 @@ def parse_per_file_ignores(items: list[str]) -> tuple[tuple[str, tuple[str, ...]
     return tuple(result)
 
 
-def find_config_file(directory: Path) -> Optional[Path]:
-    """The closest config file at or above ``directory`` that configures seedlint."""
-    current = directory
-    while True:
-        for name in CONFIG_FILES:
-            candidate = current / name
-            if candidate.is_file() and (
-                name != "pyproject.toml" or load_file(candidate) is not None
-            ):
-                return candidate
-        if current.parent == current:
-            return None
-        current = current.parent
+def find_config_file(
+    directory: Path, memo: Optional[dict[Path, Optional[Path]]] = None
+) -> Optional[Path]:
+    """The closest config file at or above ``directory`` that configures seedlint; with a
+    ``memo``, each folder is looked at once."""
+    if memo is not None and directory in memo:
+        return memo[directory]
+    found: Optional[Path] = None
+    for name in CONFIG_FILES:
+        candidate = directory / name
+        if candidate.is_file() and (name != "pyproject.toml" or load_file(candidate) is not None):
+            found = candidate
+            break
+    if found is None and directory.parent != directory:
+        found = find_config_file(directory.parent, memo)
+    if memo is not None:
+        memo[directory] = found
+    return found
 
 
 class SettingsResolver:
@@ -294,6 +326,7 @@ class SettingsResolver:
         self.isolated = isolated
         self._by_file: dict[Optional[Path], Settings] = {}
         self._by_dir: dict[Path, Settings] = {}
+        self._found: dict[Path, Optional[Path]] = {}
         self.fixed: Optional[Settings] = None
         if isolated:
             self.fixed = self._finish(Settings(root=Path.cwd()))
@@ -324,7 +357,7 @@ class SettingsResolver:
         directory = (path if path.is_dir() else path.parent).absolute()
         cached = self._by_dir.get(directory)
         if cached is None:
-            cached = self._from_file(find_config_file(directory))
+            cached = self._from_file(find_config_file(directory, self._found))
             self._by_dir[directory] = cached
         return cached
 

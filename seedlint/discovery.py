@@ -64,18 +64,57 @@ class _Ignores:
         return False
 
 
+@dataclass(frozen=True)
+class _Patterns:
+    """A settings object's globs, split so that the common cases cost a set lookup."""
+
+    names: frozenset[str]  # exclude: literal names
+    name_globs: tuple[str, ...]  # exclude: globs on the name
+    path_globs: tuple[str, ...]  # exclude: globs with a slash
+    include_suffixes: frozenset[str]  # include: "*.py" style patterns
+    include_globs: tuple[str, ...]
+
+
+_PATTERNS: dict[int, tuple[Settings, _Patterns]] = {}
+
+
+def _patterns(settings: Settings) -> _Patterns:
+    found = _PATTERNS.get(id(settings))
+    if found is None or found[0] is not settings:
+        exclude = (*settings.exclude, *settings.extend_exclude)
+        bare = [p for p in exclude if "/" not in p]
+        include = (*settings.include, *settings.extend_include)
+        suffix = {p[1:] for p in include if p.startswith("*.") and _GLOB.isdisjoint(p[1:])}
+        patterns = _Patterns(
+            frozenset(p for p in bare if _GLOB.isdisjoint(p)),
+            tuple(p for p in bare if not _GLOB.isdisjoint(p)),
+            tuple(p for p in exclude if "/" in p),
+            frozenset(suffix),
+            tuple(p for p in include if p[1:] not in suffix),
+        )
+        found = _PATTERNS[id(settings)] = (settings, patterns)
+    return found[1]
+
+
+_GLOB = frozenset("*?[")
+
+
 def _excluded(path: Path, settings: Settings) -> bool:
-    return any(
-        path_matches(path, pattern, settings.root)
-        for pattern in (*settings.exclude, *settings.extend_exclude)
-    )
+    patterns = _patterns(settings)
+    name = path.name
+    if name in patterns.names:
+        return True
+    if any(fnmatch.fnmatchcase(name, p) for p in patterns.name_globs):
+        return True
+    return any(path_matches(path, p, settings.root) for p in patterns.path_globs)
 
 
 def _included(name: str, settings: Settings) -> bool:
-    return any(
-        fnmatch.fnmatchcase(name, pattern)
-        for pattern in (*settings.include, *settings.extend_include)
-    )
+    patterns = _patterns(settings)
+    dot = name.rfind(".")
+    if dot >= 0 and name[dot:] in patterns.include_suffixes:
+        return True
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns.include_globs)
 
 
 def _git_ignores_above(directory: Path) -> _Ignores:

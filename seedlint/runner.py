@@ -55,9 +55,18 @@ class RuleSet:
         return cls(rules, triggers, enabled, encoded)
 
     def may_fire(self, raw: bytes) -> bool:
-        """Whether some selected rule finds all of its trigger groups in the bytes."""
+        """Whether some selected rule finds all of its trigger groups in the bytes (each word
+        is looked for once, however many rules share it)."""
+        seen: dict[bytes, bool] = {}
+
+        def has(word: bytes) -> bool:
+            found = seen.get(word)
+            if found is None:
+                found = seen[word] = word in raw
+            return found
+
         return any(
-            all(any(word in raw for word in group) for group in groups) for groups in self.any_words
+            all(any(has(word) for word in group) for group in groups) for groups in self.any_words
         )
 
 
@@ -226,14 +235,29 @@ def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
 
 # -- the cache -------------------------------------------------------------------------------
 # Bumped whenever what a cache entry holds changes, so that old entries are never read.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
+
+StatKey = tuple[int, int, int, int]
+
+
+def stat_key(path: Path) -> Optional[StatKey]:
+    """Inode, size, modification and change time: any write to the file changes the change
+    time, which no tool can set back, so an equal key means equal content."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 class Cache:
-    """Findings per file, keyed by the file's content hash, seedlint's version and the settings.
+    """Findings per file, for seedlint's version and the settings.
 
-    One JSON file per settings digest under ``<cache-dir>/<version>/``; written atomically.
-    Modification times are not used: CI checkouts reset them.
+    An entry holds the file's content hash and its stat key. A file whose stat key is unchanged
+    is not even read; otherwise an unchanged content hash still reuses the findings (a fresh CI
+    checkout changes every modification time, not the contents). Files that cannot contain a
+    finding are remembered too (no hash, no findings), so a warm run reads nothing.
+    One JSON file per settings digest under ``<cache-dir>/<version>/``, written atomically.
     """
 
     def __init__(self, directory: Path) -> None:
@@ -254,19 +278,41 @@ class Cache:
             self._tables[key] = table
         return table
 
-    def get(self, settings: Settings, path: str, digest: str) -> Optional[list[Finding]]:
-        entry = self._table(settings.fingerprint()).get(path)
-        if not entry or entry[0] != digest:
-            return None
+    def _findings(self, entry: Any) -> Optional[list[Finding]]:
         try:
-            return [_finding_from_json(item) for item in entry[1]]
+            return [_finding_from_json(item) for item in entry["findings"]]
         except (TypeError, KeyError, ValueError):
             return None
 
-    def put(self, settings: Settings, path: str, digest: str, findings: list[Finding]) -> None:
-        key = settings.fingerprint()
-        self._table(key)[path] = [digest, [_finding_to_json(f) for f in findings]]
-        self._dirty.add(key)
+    def by_stat(
+        self, settings: Settings, path: str, key: Optional[StatKey]
+    ) -> Optional[list[Finding]]:
+        entry = self._table(settings.fingerprint()).get(path)
+        if key is None or not isinstance(entry, dict) or entry.get("stat") != list(key):
+            return None
+        return self._findings(entry)
+
+    def get(self, settings: Settings, path: str, digest: str) -> Optional[list[Finding]]:
+        entry = self._table(settings.fingerprint()).get(path)
+        if not isinstance(entry, dict) or entry.get("digest") != digest:
+            return None
+        return self._findings(entry)
+
+    def put(
+        self,
+        settings: Settings,
+        path: str,
+        digest: Optional[str],
+        findings: list[Finding],
+        key: Optional[StatKey] = None,
+    ) -> None:
+        table_key = settings.fingerprint()
+        self._table(table_key)[path] = {
+            "stat": list(key) if key is not None else None,
+            "digest": digest,
+            "findings": [_finding_to_json(f) for f in findings],
+        }
+        self._dirty.add(table_key)
 
     def save(self) -> None:
         if not self._dirty:
@@ -350,19 +396,7 @@ def analyze_jobs(jobs: Sequence[Job], processes: int) -> list[list[Finding]]:
 
 
 def _chunks(jobs: Sequence[Job], count: int) -> list[tuple[int, int]]:
-    """Index ranges of about equal byte size, so that one big file does not stall a worker."""
-    total = sum(len(job.raw) for job in jobs) or 1
-    target = total / count
-    bounds: list[tuple[int, int]] = []
-    start, size = 0, 0
-    for index, job in enumerate(jobs):
-        size += len(job.raw)
-        if size >= target:
-            bounds.append((start, index + 1))
-            start, size = index + 1, 0
-    if start < len(jobs):
-        bounds.append((start, len(jobs)))
-    return bounds
+    return _size_chunks([len(job.raw) for job in jobs], count)
 
 
 def _can_fork() -> bool:
@@ -374,6 +408,126 @@ def default_jobs() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """A file to check, not read yet."""
+
+    path: Path
+    display: str
+    settings: Settings
+
+
+@dataclass
+class FileResult:
+    findings: list[Finding]
+    digest: Optional[str]  # None: not a candidate (or not readable)
+    cacheable: bool
+
+
+_ENTRIES: list[FileEntry] = []  # handed to forked workers by inheritance
+_CACHE: Optional[Cache] = None
+
+
+def _check_entry(entry: FileEntry, cache: Optional[Cache]) -> FileResult:
+    raw, problem = read_file(entry.path)
+    if raw is None:
+        if "RNG000" not in entry.settings.enabled_codes():
+            return FileResult([], None, False)
+        return FileResult(
+            [invalid(entry.display, READ_ERROR, problem or "cannot read")], None, False
+        )
+    if not ruleset(entry.settings).may_fire(raw):
+        return FileResult([], None, True)  # cannot have a finding: not parsed, not hashed
+    content = digest(raw)
+    if cache is not None:
+        cached = cache.get(entry.settings, entry.display, content)
+        if cached is not None:
+            return FileResult(cached, content, True)
+    findings = analyze_bytes(raw, entry.display, entry.settings).findings
+    return FileResult(findings, content, not any(f.name == INTERNAL_ERROR for f in findings))
+
+
+def _check_range(bounds: tuple[int, int]) -> list[FileResult]:
+    return [_check_entry(entry, _CACHE) for entry in _ENTRIES[bounds[0] : bounds[1]]]
+
+
+def check_files(
+    entries: Sequence[FileEntry], processes: int, cache: Optional[Cache]
+) -> list[Finding]:
+    """Findings for every file: each is read, pre-filtered and checked by one worker, in a pool
+    of forked processes when the work is large enough to pay for it."""
+    findings: list[Finding] = []
+    pending: list[FileEntry] = []
+    keys: list[Optional[StatKey]] = []
+    sizes: list[int] = []
+    for entry in entries:
+        key = stat_key(entry.path)
+        if cache is not None:
+            hit = cache.by_stat(entry.settings, entry.display, key)
+            if hit is not None:
+                findings.extend(hit)
+                continue
+        pending.append(entry)
+        keys.append(key)
+        sizes.append(key[1] if key is not None else 0)
+    results = _run_entries(pending, sizes, processes, cache)
+    for entry, key, result in zip(pending, keys, results):
+        findings.extend(result.findings)
+        if cache is not None and result.cacheable:
+            cache.put(entry.settings, entry.display, result.digest, result.findings, key)
+    return findings
+
+
+def _run_entries(
+    entries: list[FileEntry], sizes: list[int], processes: int, cache: Optional[Cache]
+) -> list[FileResult]:
+    if processes <= 1 or len(entries) < 64 or sum(sizes) < 4_000_000 or not _can_fork():
+        return [_check_entry(entry, cache) for entry in entries]
+    global _ENTRIES, _CACHE
+    _ENTRIES, _CACHE = entries, cache
+    if cache is not None:
+        for settings in {id(e.settings): e.settings for e in entries}.values():
+            cache._table(settings.fingerprint())  # loaded before the fork, read in workers
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(processes, mp_context=context) as pool:
+            results: list[FileResult] = []
+            for part in pool.map(_check_range, _size_chunks(sizes, processes * 8)):
+                results.extend(part)
+            return results
+    finally:
+        _ENTRIES, _CACHE = [], None
+
+
+def _size_chunks(sizes: Sequence[int], count: int) -> list[tuple[int, int]]:
+    """Index ranges of about equal byte size, so that one big file does not stall a worker."""
+    target = (sum(sizes) or 1) / count
+    bounds: list[tuple[int, int]] = []
+    start, size = 0, 0
+    for index, item in enumerate(sizes):
+        size += item
+        if size >= target:
+            bounds.append((start, index + 1))
+            start, size = index + 1, 0
+    if start < len(sizes):
+        bounds.append((start, len(sizes)))
+    return bounds
+
+
+def read_candidates(entries: Sequence[FileEntry]) -> tuple[list[Job], list[Finding]]:
+    """The files a selected rule may fire on, read (for fixing), and read errors."""
+    jobs: list[Job] = []
+    errors: list[Finding] = []
+    for entry in entries:
+        raw, problem = read_file(entry.path)
+        if raw is None:
+            if "RNG000" in entry.settings.enabled_codes():
+                errors.append(invalid(entry.display, READ_ERROR, problem or "cannot read"))
+        elif ruleset(entry.settings).may_fire(raw):
+            jobs.append(Job(entry.path, entry.display, entry.settings, raw))
+    return jobs, errors
 
 
 def check_jobs(jobs: Iterable[Job], processes: int, cache: Optional[Cache]) -> list[Finding]:

@@ -131,7 +131,7 @@ Moving code changes when it runs, so the fix is **unsafe** and is applied only w
         regions.update(("capture_begin", "graphed_callables"))
         regions.update(c.rsplit(".", 1)[-1] for c in options.all_capture_contexts)
         seeding = ("seed", "Generator(", "Generator as", *_helper_names(options))
-        return (tuple(sorted(regions)), seeding)
+        return (seeding, tuple(sorted(regions)))
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         reported: set[int] = set()

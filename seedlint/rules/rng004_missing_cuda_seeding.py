@@ -121,7 +121,7 @@ which is its purpose.
 
     def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
         # A finding needs torch, and a `random`, `numpy.random` or `torch.cuda` seeding call.
-        return (("torch",), ("seed",), ("random", "cuda"))
+        return (("seed",), ("random", "cuda"), ("torch",))
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         calls = facts.seed_calls
