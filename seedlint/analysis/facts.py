@@ -158,6 +158,8 @@ class ModuleFacts:
         """The loader is handed, in the same function, to Hugging Face accelerate with
         ``use_seedable_sampler=True``, which replaces its RandomSampler by a
         ``SeedableRandomSampler`` seeded from the run's seed and the epoch."""
+        if not self._uses_accelerate:
+            return False
         names = {
             name
             for name, bindings in loader.scope.bindings.items()
@@ -166,8 +168,9 @@ class ModuleFacts:
         }
         if not names:
             return False
-        for call, scope in self.builder.calls:
-            if scope is not loader.scope or not any(
+        scope = loader.scope
+        for call in self._calls_by_scope.get(id(scope), ()):
+            if not any(
                 isinstance(arg, ast.Name) and arg.id in names
                 for arg in [*call.args, *(k.value for k in call.keywords)]
             ):
@@ -187,6 +190,17 @@ class ModuleFacts:
                         if config and self._keyword_true(config, "use_seedable_sampler", scope):
                             return True
         return False
+
+    @cached_property
+    def _uses_accelerate(self) -> bool:
+        return self.resolver.imports_module("accelerate")
+
+    @cached_property
+    def _calls_by_scope(self) -> dict[int, list[ast.Call]]:
+        grouped: dict[int, list[ast.Call]] = {}
+        for call, scope in self.builder.calls:
+            grouped.setdefault(id(scope), []).append(call)
+        return grouped
 
     def _call_to(
         self, expr: ast.expr, scope: Scope, qualnames: frozenset[str]
