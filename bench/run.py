@@ -28,8 +28,10 @@ reported as "not installed"; the harness never fails for that.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import fnmatch
+import hashlib
 import importlib.util
 import json
 import os
@@ -37,6 +39,7 @@ import platform
 import re
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -150,6 +153,11 @@ def link_or_copy(source: Path, target: Path) -> None:
         shutil.copy2(source, target)
 
 
+def ordinal(number: int) -> str:
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(number % 10 if number % 100 not in (11, 12, 13) else 0)
+    return f"{number}{suffix or 'th'}"
+
+
 def make_tree(
     label: str, corpus: Path, files: Sequence[str], workdir: Path, folder: str, name: str
 ) -> Tree:
@@ -177,12 +185,12 @@ def generate_module(target_lines: int = GENERATED_LINES) -> str:
         "import torch",
         "from torch import nn",
         "from torch.utils.data import DataLoader, Dataset, RandomSampler",
-        "",
     ]
 
     def loader(i: int) -> list[str]:
         return [
-            f"def make_loader_{i}(dataset: Dataset, batch_size: int = {16 + i % 48}) -> DataLoader:",
+            f"def make_loader_{i}(dataset: Dataset, batch_size: int = {16 + i % 48})"
+            " -> DataLoader:",
             f'    """Build training loader number {i}."""',
             "    loader = DataLoader(dataset, batch_size=batch_size, shuffle=True, num_workers=2)",
             "    return loader",
@@ -230,7 +238,8 @@ def generate_module(target_lines: int = GENERATED_LINES) -> str:
 
     def train(i: int) -> list[str]:
         return [
-            f"def train_epoch_{i}(model: nn.Module, loader: DataLoader, opt: torch.optim.Optimizer) -> float:",
+            f"def train_epoch_{i}(model: nn.Module, loader: DataLoader, opt: torch.optim.Optimizer)"
+            " -> float:",
             "    total = 0.0",
             "    steps = 0",
             "    for inputs, targets in loader:",
@@ -416,6 +425,7 @@ class Sample:
     rss_mb: float
     returncode: int
     output_lines: int
+    other_cpu: float | None = None  # CPU seconds other processes used during the run
 
 
 @dataclass
@@ -464,11 +474,34 @@ def finding_lines(text: str) -> list[str]:
     return sorted(findings)
 
 
+def busy_cpu_seconds() -> float | None:
+    """CPU seconds the whole machine has been busy (Linux ``/proc/stat``), else None."""
+    try:
+        with open("/proc/stat", encoding="ascii") as handle:
+            fields = [int(x) for x in handle.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    if len(fields) < 5:
+        return None
+    busy = sum(fields[:8]) - fields[3] - fields[4]  # everything but idle and iowait
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+def kill_group(pid: int) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def run_once(bench: Bench, scratch: Path, timeout: float) -> tuple[Sample, str, str]:
     assert bench.tree is not None
     out_path = scratch / f"{bench.key}.out"
     err_path = scratch / f"{bench.key}.err"
     with out_path.open("wb") as out, err_path.open("wb") as err:
+        busy_before = busy_cpu_seconds()
         start = time.perf_counter()
         proc = subprocess.Popen(
             bench.argv,
@@ -477,14 +510,26 @@ def run_once(bench: Bench, scratch: Path, timeout: float) -> tuple[Sample, str, 
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,
+            start_new_session=True,  # its own process group, so that worker pools die with it
         )
-        timer = threading.Timer(timeout, proc.kill)
+        timed_out = threading.Event()
+
+        def kill() -> None:
+            timed_out.set()
+            kill_group(proc.pid)
+
+        timer = threading.Timer(timeout, kill)
         timer.start()
         try:
             _pid, status, usage = os.wait4(proc.pid, 0)
+        except BaseException:
+            kill_group(proc.pid)
+            proc.wait()
+            raise
         finally:
             timer.cancel()
         wall = time.perf_counter() - start
+        busy_after = busy_cpu_seconds()
         proc.returncode = os.waitstatus_to_exitcode(status)
     stdout = out_path.read_bytes().decode("utf-8", "replace")
     stderr = err_path.read_bytes().decode("utf-8", "replace")
@@ -495,7 +540,10 @@ def run_once(bench: Bench, scratch: Path, timeout: float) -> tuple[Sample, str, 
         returncode=proc.returncode,
         output_lines=len(stdout.splitlines()),
     )
-    if wall >= timeout:
+    if busy_before is not None and busy_after is not None:
+        # What the machine did besides this child (and the harness, which sleeps in wait4).
+        sample.other_cpu = max(0.0, busy_after - busy_before - sample.cpu)
+    if timed_out.is_set():
         sample.returncode = -9
     return sample, stdout, stderr
 
@@ -512,7 +560,7 @@ def execute(bench: Bench, scratch: Path, timeout: float, record: bool) -> None:
     if sample.returncode not in bench.ok_codes:
         tail = first_line("\n".join(reversed(stderr.splitlines()))) or first_line(stdout)
         reason = "timed out" if sample.returncode == -9 else f"exit code {sample.returncode}"
-        bench.error = f"failed ({reason}): {tail[:160]}"
+        bench.error = f"failed ({reason})" + (f": {tail[:160]}" if tail else "")
         log(f"{bench.key}: {bench.error}")
         return
     log(
@@ -538,118 +586,126 @@ class Plan:
 
 
 def shown_command(name: str, args: Sequence[str]) -> str:
-    return " ".join([name, *(shlex.quote(a) for a in args)])
+    return " ".join([name, *(a if a == "<tmp>" else shlex.quote(a) for a in args)])
 
 
-def build_plan(args: argparse.Namespace, corpus: Path, workdir: Path) -> Plan:
+def prepare_trees(args: argparse.Namespace, corpus: Path, workdir: Path) -> dict[str, Tree]:
+    """Hard-link (or copy) every input into ``workdir`` before any clock runs."""
     files = list_py_files(corpus)
     if not files:
         raise SystemExit(f"bench: no .py files under {corpus}")
     name = corpus.name
     log(f"preparing inputs in {workdir}")
-    trees: dict[str, Tree] = {
-        "corpus": make_tree("whole corpus", corpus, files, workdir, "all", name)
-    }
-    if not args.quick:
-        sliced = files[::SLICE_STEP]
-        trees["slice"] = make_tree(
-            f"2% slice (every {SLICE_STEP}th file)", corpus, sliced, workdir, "slice", name
-        )
-        for step in GROWTH_STEPS:
-            trees[f"1/{step}"] = make_tree(
-                f"1/{step} (every {step}th file)", corpus, files[::step], workdir, f"g{step}", name
-            )
-        generated = workdir / "generated"
-        generated.mkdir()
-        module = generate_module()
-        (generated / "big_module.py").write_text(module, encoding="utf-8")
-        trees["generated"] = Tree(
-            f"generated {GENERATED_LINES:,}-line module",
+    trees = {"corpus": make_tree("whole corpus", corpus, files, workdir, "all", name)}
+    if args.quick:
+        return trees
+    trees["slice"] = make_tree(
+        f"2% slice (every {SLICE_STEP}th file)", corpus, files[::SLICE_STEP], workdir, "slice", name
+    )
+    for step in GROWTH_STEPS:
+        trees[f"1/{step}"] = make_tree(
+            f"1/{step} (every {ordinal(step)} file)",
+            corpus,
+            files[::step],
             workdir,
-            "generated",
-            1,
-            module.count("\n"),
-            len(module.encode()),
+            f"g{step}",
+            name,
         )
+    generated = workdir / "generated"
+    generated.mkdir()
+    module = generate_module()
+    (generated / "big_module.py").write_text(module, encoding="utf-8")
+    trees["generated"] = Tree(
+        f"generated {GENERATED_LINES:,}-line module",
+        workdir,
+        "generated",
+        1,
+        module.count("\n"),
+        len(module.encode()),
+    )
+    return trees
 
+
+def find_tools() -> dict[str, Tool]:
     tools = {
         "seedlint": find_seedlint(),
         "ruff": find_ruff(),
         "flake8": find_flake8("", ""),
         "flake8-rng": find_flake8("RNG", "seedlint"),
-        "flake8-tor": find_flake8("TOR", "torchfix"),
+        "flake8-tor": find_flake8("TOR", "TorchFix"),
         "torchfix": find_torchfix(),
         "python": Tool("python", [sys.executable], version=platform.python_version()),
     }
     for tool in tools.values():
         state = tool.version if tool.argv else tool.missing
         log(f"tool {tool.name}: {' '.join(tool.argv) if tool.argv else '-'} [{state}]")
+    return tools
+
+
+def build_plan(args: argparse.Namespace, corpus: Path, workdir: Path) -> Plan:
+    trees = prepare_trees(args, corpus, workdir)
+    tools = find_tools()
     seedlint = tools["seedlint"]
-    has_jobs = "--jobs" in seedlint.help_text
-    cache_dir = workdir / "seedlint-cache"
-    flake8_env = dict(os.environ, SEEDLINT_BENCH_FLAKE8_PLUGINS="")
-    rng_env = dict(os.environ, SEEDLINT_BENCH_FLAKE8_PLUGINS="RNG")
-    tor_env = dict(os.environ, SEEDLINT_BENCH_FLAKE8_PLUGINS="TOR")
-    cold_args = ["check", "--no-cache", "--exit-zero", "--output-format", "concise"]
-    warm_args = ["check", "--exit-zero", "--output-format", "concise", "--cache-dir"]
-    ruff_args = ["check", "--no-cache", "--isolated", "--exit-zero", "--output-format", "concise"]
-
-    def fill_cache(bench: Bench) -> None:
-        if bench.status:
-            return
-        log("filling seedlint's cache for the warm runs")
-        execute(bench, workdir, args.timeout, record=False)
-
-    corpus_tree = trees["corpus"]
     benches: list[Bench] = []
 
-    def add(
-        key: str,
-        label: str,
-        group: str,
-        tree: Tree,
-        tool: Tool,
-        tool_args: list[str],
-        shown: str,
-        **extra: Any,
-    ) -> None:
-        benches.append(Bench(key, label, group, tree, tool, [*tool_args], shown=shown, **extra))
+    cold = ["check", "--no-cache", "--exit-zero", "--output-format", "concise"]
+    warm = ["check", "--exit-zero", "--output-format", "concise", "--cache-dir"]
+    ruff = ["check", "--no-cache", "--isolated", "--exit-zero", "--output-format", "concise"]
 
-    t = corpus_tree
-    add(
-        "seedlint-cold",
-        "seedlint, cold (default jobs)",
-        "corpus",
-        t,
-        seedlint,
-        [*cold_args, t.name],
-        shown_command("seedlint", [*cold_args, t.name]),
-        baseline="seedlint-cold",
-        compare_findings=True,
-    )
-    warm_cache = str(cache_dir / "corpus")
+    def add(
+        key: str, label: str, group: str, tree: Tree, tool: Tool, argv: list[str], **kw: Any
+    ) -> None:
+        # Every tool gets the input folder's name as its last argument, run from its parent.
+        shown = kw.pop("shown", None) or shown_command(tool.name.split("[")[0], argv)
+        base = "seedlint-cold-slice" if group == "slice" else "seedlint-cold"
+        bench = Bench(
+            key,
+            label,
+            group,
+            tree,
+            tool,
+            [*argv, tree.name],
+            shown=shown + " " + tree.name,
+            baseline=base,
+            **kw,
+        )
+        benches.append(bench)
+
+    def flake8(key: str, label: str, group: str, tree: Tree, plugins: str, tool: Tool) -> None:
+        select = ",".join(["E999", *([plugins] if plugins else [])])
+        env = dict(os.environ, SEEDLINT_BENCH_FLAKE8_PLUGINS=plugins)
+        argv = ["--isolated", "--exit-zero", f"--select={select}"]
+        add(key, label, group, tree, tool, argv, env=env, shown=shown_command("flake8", argv))
+
+    def fill_cache(bench: Bench) -> None:
+        if not bench.status:
+            log("filling seedlint's cache for the warm runs")
+            execute(bench, workdir, args.timeout, record=False)
+
+    t = trees["corpus"]
+    jobs = seedlint
+    if seedlint.argv is not None and "--jobs" not in seedlint.help_text:
+        jobs = Tool(seedlint.name, None, missing="not available (no --jobs option)")
+    cache = str(workdir / "seedlint-cache")
+    add("seedlint-cold", "seedlint, cold", "corpus", t, seedlint, cold, compare_findings=True)
     add(
         "seedlint-warm",
         "seedlint, warm cache",
         "corpus",
         t,
         seedlint,
-        [*warm_args, warm_cache, t.name],
-        shown_command("seedlint", [*warm_args, "<tmp>", t.name]),
-        baseline="seedlint-cold",
+        [*warm, cache],
+        shown=shown_command("seedlint", [*warm, "<tmp>"]),
         compare_findings=True,
         prepare=fill_cache,
     )
-    jobs_tool = seedlint if has_jobs or seedlint.argv is None else _missing(seedlint, "no --jobs")
     add(
         "seedlint-jobs1",
         "seedlint, cold, --jobs 1",
         "corpus",
         t,
-        jobs_tool,
-        [*cold_args, "--jobs", "1", t.name],
-        shown_command("seedlint", [*cold_args, "--jobs", "1", t.name]),
-        baseline="seedlint-cold",
+        jobs,
+        [*cold, "--jobs", "1"],
         compare_findings=True,
     )
     add(
@@ -658,141 +714,41 @@ def build_plan(args: argparse.Namespace, corpus: Path, workdir: Path) -> Plan:
         "corpus",
         t,
         tools["ruff"],
-        [*ruff_args, "--select", "NPY002", t.name],
-        shown_command("ruff", [*ruff_args, "--select", "NPY002", t.name]),
-        baseline="seedlint-cold",
+        [*ruff, "--select", "NPY002"],
     )
-    add(
-        "ruff-default",
-        "ruff, default rules",
-        "corpus",
-        t,
-        tools["ruff"],
-        [*ruff_args, t.name],
-        shown_command("ruff", [*ruff_args, t.name]),
-        baseline="seedlint-cold",
-    )
-    add(
-        "flake8-alone",
-        "flake8 alone",
-        "corpus",
-        t,
-        tools["flake8"],
-        ["--isolated", "--select=E999", t.name],
-        shown_command("flake8", ["--isolated", "--select=E999", t.name]),
-        env=flake8_env,
-        baseline="seedlint-cold",
-    )
-    add(
-        "flake8-rng",
-        "flake8 + seedlint plugin (RNG)",
-        "corpus",
-        t,
-        tools["flake8-rng"],
-        ["--isolated", "--select=E999,RNG", t.name],
-        shown_command("flake8", ["--isolated", "--select=E999,RNG", t.name]),
-        env=rng_env,
-        baseline="seedlint-cold",
-    )
+    add("ruff-default", "ruff, default rules", "corpus", t, tools["ruff"], ruff)
+    flake8("flake8-alone", "flake8 alone", "corpus", t, "", tools["flake8"])
+    flake8("flake8-rng", "flake8 + seedlint plugin (RNG)", "corpus", t, "RNG", tools["flake8-rng"])
     python = tools["python"]
-    add(
-        "floor-read",
-        "floor: read every file",
-        "floor",
-        t,
-        python,
-        ["-c", READ_FLOOR, t.name],
-        "python -c <read every file>",
-        baseline="seedlint-cold",
-    )
+    read, parse = ["-c", READ_FLOOR], ["-c", AST_FLOOR]
+    add("floor-read", "read every file", "floor", t, python, read, shown="python -c <read>")
     add(
         "floor-ast",
-        "floor: ast.parse every file",
+        "ast.parse every file",
         "floor",
         t,
         python,
-        ["-c", AST_FLOOR, t.name],
-        "python -c <ast.parse every file>",
-        baseline="seedlint-cold",
+        parse,
+        shown="python -c <ast.parse>",
     )
 
     if not args.quick:
         s = trees["slice"]
-        add(
-            "seedlint-cold-slice",
-            "seedlint, cold",
-            "slice",
-            s,
-            seedlint,
-            [*cold_args, s.name],
-            shown_command("seedlint", [*cold_args, s.name]),
-            baseline="seedlint-cold-slice",
-        )
-        add(
-            "torchfix-slice",
-            "TorchFix CLI",
-            "slice",
-            s,
-            tools["torchfix"],
-            [s.name],
-            shown_command("torchfix", [s.name]),
-            ok_codes=(0, 1),
-            baseline="seedlint-cold-slice",
-        )
-        add(
-            "flake8-alone-slice",
-            "flake8 alone",
-            "slice",
-            s,
-            tools["flake8"],
-            ["--isolated", "--select=E999", s.name],
-            shown_command("flake8", ["--isolated", "--select=E999", s.name]),
-            env=flake8_env,
-            baseline="seedlint-cold-slice",
-        )
-        add(
-            "flake8-tor-slice",
-            "flake8 + TorchFix plugin (TOR)",
-            "slice",
-            s,
-            tools["flake8-tor"],
-            ["--isolated", "--select=E999,TOR", s.name],
-            shown_command("flake8", ["--isolated", "--select=E999,TOR", s.name]),
-            env=tor_env,
-            baseline="seedlint-cold-slice",
-        )
-        add(
-            "flake8-rng-slice",
-            "flake8 + seedlint plugin (RNG)",
-            "slice",
-            s,
-            tools["flake8-rng"],
-            ["--isolated", "--select=E999,RNG", s.name],
-            shown_command("flake8", ["--isolated", "--select=E999,RNG", s.name]),
-            env=rng_env,
-            baseline="seedlint-cold-slice",
-        )
+        add("seedlint-cold-slice", "seedlint, cold", "slice", s, seedlint, cold)
+        add("torchfix-slice", "TorchFix CLI", "slice", s, tools["torchfix"], [], ok_codes=(0, 1))
+        flake8("flake8-alone-slice", "flake8 alone", "slice", s, "", tools["flake8"])
+        tor = tools["flake8-tor"]
+        flake8("flake8-tor-slice", "flake8 + TorchFix plugin (TOR)", "slice", s, "TOR", tor)
+        rng = tools["flake8-rng"]
+        flake8("flake8-rng-slice", "flake8 + seedlint plugin (RNG)", "slice", s, "RNG", rng)
         for key in [*(f"1/{step}" for step in GROWTH_STEPS), "generated"]:
             g = trees[key]
-            add(
-                f"growth-{key.replace('/', 'of')}",
-                g.label,
-                "growth",
-                g,
-                seedlint,
-                [*cold_args, g.name],
-                shown_command("seedlint", [*cold_args, g.name]),
-                baseline="seedlint-cold",
-            )
+            add(f"growth-{key.replace('/', 'of')}", g.label, "growth", g, seedlint, cold)
 
     if args.only:
         patterns = [p.strip() for p in args.only.split(",") if p.strip()]
         benches = [b for b in benches if any(fnmatch.fnmatch(b.key, p) for p in patterns)]
-    return Plan(benches, trees, tools, corpus_tree)
-
-
-def _missing(tool: Tool, why: str) -> Tool:
-    return Tool(tool.name, None, missing=f"not available ({why})")
+    return Plan(benches, trees, tools, trees["corpus"])
 
 
 def run_plan(plan: Plan, args: argparse.Namespace, scratch: Path) -> None:
@@ -895,13 +851,13 @@ def compute_targets(plan: Plan) -> tuple[list[Target], dict[str, Any]]:
     seedlint_runs = [
         b
         for b in plan.benches
-        if b.tool.name == "seedlint" and b.group != "growth" and not b.status and b.samples
+        if b.tool.name == "seedlint" and b.group == "corpus" and not b.status and b.samples
     ]
     if seedlint_runs:
         peak = max(max(s.rss_mb for s in b.samples) for b in seedlint_runs)
         targets.append(
             Target(
-                "seedlint peak RSS (largest process, whole corpus)",
+                "seedlint peak RSS (largest process, whole-corpus runs)",
                 f"{peak:.0f} MB",
                 f"< {RSS_LIMIT_MB:.0f} MB",
                 "PASS" if peak < RSS_LIMIT_MB else "FAIL",
@@ -930,13 +886,22 @@ def compare_findings(plan: Plan) -> tuple[Target, dict[str, Any]]:
     reference = runs[0].findings[0]
     detail: dict[str, Any] = {"reference": runs[0].key, "findings": len(reference)}
     differences: list[str] = []
+    examples: list[dict[str, Any]] = []
     for bench in runs:
         for number, findings in enumerate(bench.findings, start=1):
             if findings != reference:
-                missing = len(set(reference) - set(findings))
-                extra = len(set(findings) - set(reference))
-                differences.append(f"{bench.key} round {number}: -{missing} +{extra}")
+                missing = sorted(set(reference) - set(findings))
+                extra = sorted(set(findings) - set(reference))
+                differences.append(f"{bench.key} round {number}: -{len(missing)} +{len(extra)}")
+                examples.append(
+                    {
+                        "run": f"{bench.key} round {number}",
+                        "missing": missing[:5],
+                        "extra": extra[:5],
+                    }
+                )
     detail["differences"] = differences
+    detail["examples"] = examples
     compared = ", ".join(b.key for b in runs)
     if differences:
         measured = f"differ ({'; '.join(differences[:3])})"
@@ -999,6 +964,47 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return [line(header), "| " + " | ".join("---" for _ in header) + " |", *map(line, rows)]
 
 
+def interference(plan: Plan) -> str:
+    """How much CPU other processes took while the timed runs ran."""
+    timed = [x for b in plan.benches for x in b.samples]
+    samples = [x for x in timed if x.other_cpu is not None]
+    if not samples:
+        return "unknown (no timed runs)." if not timed else "unknown (no /proc/stat)."
+    other = sum(x.other_cpu or 0.0 for x in samples)
+    capacity = sum(x.wall for x in samples) * (os.cpu_count() or 1)
+    share = 100 * other / capacity if capacity else 0.0
+    verdict = "quiet" if share < 5 else "busy: the timings are noisy"
+    return (
+        f"other processes used {other:,.1f} CPU-seconds during the timed runs, "
+        f"{share:.1f} % of the machine's capacity ({verdict})."
+    )
+
+
+def seedlint_fingerprint() -> str | None:
+    """A digest of the importable seedlint package's sources, to notice edits during a run."""
+    try:
+        spec = importlib.util.find_spec("seedlint")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    digest = hashlib.sha256()
+    for location in spec.submodule_search_locations:
+        root = Path(location)
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            with contextlib.suppress(OSError):
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def loadavg() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
 def machine_info() -> dict[str, Any]:
     model = ""
     try:
@@ -1010,6 +1016,7 @@ def machine_info() -> dict[str, Any]:
     except OSError:
         model = platform.processor()
     return {
+        "load_average": loadavg(),
         "cores": os.cpu_count(),
         "cpu": model,
         "platform": platform.platform(),
@@ -1027,16 +1034,53 @@ def invocation() -> str:
     return shlex.join(["python", shown, *sys.argv[1:]])
 
 
+def clean_version(tool: Tool) -> str:
+    """``ruff 0.17.6`` -> ``0.17.6``; flake8's ``--version`` without the interpreter part."""
+    text = re.split(r"\s(?:CPython|PyPy)\s", tool.version)[0].strip()
+    prefix = tool.name.split("[")[0] + " "
+    return text[len(prefix) :] if text.lower().startswith(prefix.lower()) else text
+
+
+def plugin_version(tool: Tool, package: str) -> str:
+    match = re.search(rf"{re.escape(package)}: ([^,)\s]+)", tool.version, re.IGNORECASE)
+    return f"{package} {match.group(1)}" if match else package
+
+
+def source_note(source: dict[str, str | None]) -> list[str]:
+    if source["start"] == source["end"]:
+        return []
+    return [
+        "- **Warning:** seedlint's source files changed while the benchmark ran "
+        f"({source['start']} → {source['end']}); its rows mix versions.",
+    ]
+
+
+def describe_tools(tools: dict[str, Tool]) -> str:
+    def show(key: str, text: str) -> str:
+        tool = tools[key]
+        return text if tool.argv else f"{text.split(' ')[0]} {tool.missing}"
+
+    parts = [
+        show("seedlint", f"seedlint {clean_version(tools['seedlint'])}"),
+        show("ruff", f"ruff {clean_version(tools['ruff'])}"),
+        show("flake8", f"flake8 {clean_version(tools['flake8'])}"),
+        show(
+            "flake8-rng", f"flake8 plugin RNG = {plugin_version(tools['flake8-rng'], 'seedlint')}"
+        ),
+        show(
+            "flake8-tor", f"flake8 plugin TOR = {plugin_version(tools['flake8-tor'], 'TorchFix')}"
+        ),
+        show("torchfix", f"TorchFix {clean_version(tools['torchfix'])} (CLI)"),
+    ]
+    return "; ".join(parts)
+
+
 def render(plan: Plan, report: dict[str, Any], targets: Sequence[Target]) -> str:
     benches = by_key(plan)
     machine = report["machine"]
     tree = plan.corpus_tree
     rounds = report["rounds"]
-    versions = ", ".join(
-        f"{name} {tool.version}" if tool.argv else f"{name}: {tool.missing}"
-        for name, tool in plan.tools.items()
-        if name != "python"
-    )
+    versions = describe_tools(plan.tools)
     out = [
         START_MARKER,
         "",
@@ -1044,6 +1088,8 @@ def render(plan: Plan, report: dict[str, Any], targets: Sequence[Target]) -> str
         "",
         f"- Machine: {machine['cores']} cores ({machine['cpu'] or 'unknown CPU'}), "
         f"{machine['platform']}, Python {machine['python']}.",
+        f"- Other load: {report['interference']}",
+        *source_note(report["seedlint_source"]),
         f"- Corpus: {tree.files:,} files, {tree.lines:,} lines, {tree.size / 1e6:.1f} MB "
         f"(`{report['corpus']}`).",
         f"- Method: {report['warmup']} warm-up run(s), then {rounds} round(s) with the tools "
@@ -1183,13 +1229,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not corpus.is_dir():
         log(f"no corpus at {corpus}; build it with: python bench/build_corpus.py")
         return 2
+    signal.signal(signal.SIGTERM, raise_interrupt)  # clean up the temporary folder
     started = dt.datetime.now(dt.timezone.utc)
-    with tempfile.TemporaryDirectory(prefix="seedlint-bench-") as tmp:
-        workdir = Path(tmp)
-        plan = build_plan(args, corpus, workdir)
-        scratch = workdir / "scratch"
-        scratch.mkdir()
-        run_plan(plan, args, scratch)
+    fingerprint = seedlint_fingerprint()
+    machine = machine_info()
+    cores = machine["cores"] or 1
+    if machine["load_average"] and machine["load_average"][0] > 0.5 * cores:
+        load1 = machine["load_average"][0]
+        log(f"warning: load average {load1} on {cores} cores: timings will be noisy")
+    try:
+        with tempfile.TemporaryDirectory(prefix="seedlint-bench-") as tmp:
+            workdir = Path(tmp)
+            plan = build_plan(args, corpus, workdir)
+            scratch = workdir / "scratch"
+            scratch.mkdir()
+            run_plan(plan, args, scratch)
+    except KeyboardInterrupt:
+        log("interrupted; nothing written")
+        return 130
+    fingerprint_end = seedlint_fingerprint()
+    if fingerprint != fingerprint_end:
+        log("warning: seedlint's source files changed during the run")
     targets, findings = compute_targets(plan)
     try:
         shown_corpus = corpus.relative_to(REPO_DIR).as_posix()
@@ -1200,7 +1260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": invocation(),
         "date": started.strftime("%Y-%m-%d %H:%M UTC"),
         "started": started.isoformat(),
-        "machine": machine_info(),
+        "machine": machine,
+        "load_average_end": loadavg(),
+        "interference": interference(plan),
+        "seedlint_source": {"start": fingerprint, "end": fingerprint_end},
         "corpus": shown_corpus,
         "rounds": args.rounds,
         "warmup": args.warmup,

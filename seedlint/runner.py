@@ -8,6 +8,7 @@ file's RNG000 finding; the run goes on.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -240,6 +241,18 @@ CACHE_FORMAT = 3
 StatKey = tuple[int, int, int, int]
 
 
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of seedlint's own source, so that an edited checkout of the same version never
+    reads findings an older build wrote (about 2 ms)."""
+    root = Path(__file__).resolve().parent
+    digest_ = hashlib.blake2b(digest_size=8)
+    for path in sorted(root.rglob("*.py")):
+        digest_.update(path.relative_to(root).as_posix().encode())
+        digest_.update(path.read_bytes())
+    return digest_.hexdigest()
+
+
 def stat_key(path: Path) -> Optional[StatKey]:
     """Inode, size, modification and change time: any write to the file changes the change
     time, which no tool can set back, so an equal key means equal content."""
@@ -257,18 +270,20 @@ class Cache:
     is not even read; otherwise an unchanged content hash still reuses the findings (a fresh CI
     checkout changes every modification time, not the contents). Files that cannot contain a
     finding are remembered too (no hash, no findings), so a warm run reads nothing.
-    One JSON file per settings digest under ``<cache-dir>/<version>/``, written atomically.
+    One JSON file per settings digest under ``<cache-dir>/<version>-<code digest>/``, written
+    atomically.
     """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self._folder = directory / f"{__version__}-{code_digest()}"
         self._tables: dict[str, dict[str, Any]] = {}
         self._dirty: set[str] = set()
 
     def _table(self, key: str) -> dict[str, Any]:
         table = self._tables.get(key)
         if table is None:
-            path = self.directory / __version__ / f"{key}-{CACHE_FORMAT}.json"
+            path = self._folder / f"{key}-{CACHE_FORMAT}.json"
             try:
                 table = json.loads(path.read_text())
                 if not isinstance(table, dict):
@@ -318,7 +333,7 @@ class Cache:
         if not self._dirty:
             return
         try:
-            folder = self.directory / __version__
+            folder = self._folder
             folder.mkdir(parents=True, exist_ok=True)
             ignore = self.directory / ".gitignore"
             if not ignore.exists():  # never overwrite a .gitignore seedlint did not write
