@@ -509,7 +509,7 @@ def _run_entries(
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(processes, mp_context=context) as pool:
             results: list[FileResult] = []
-            for part in pool.map(_check_range, _size_chunks(sizes, processes * 8)):
+            for part in pool.map(_check_range, _size_chunks(sizes, processes * 32)):
                 results.extend(part)
             return results
     finally:
