@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -239,6 +240,9 @@ def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
 CACHE_FORMAT = 3
 
 StatKey = tuple[int, int, int, int]
+# A file modified this recently may change again within the file system's timestamp
+# granularity without its stat key changing ("racy git"): its stat key is not trusted.
+_RACY_NS = 2_000_000_000
 
 
 @functools.lru_cache(maxsize=1)
@@ -487,11 +491,13 @@ def check_files(
         pending.append(entry)
         keys.append(key)
         sizes.append(key[1] if key is not None else 0)
+    now = time.time_ns()
     results = _run_entries(pending, sizes, processes, cache)
     for entry, key, result in zip(pending, keys, results):
         findings.extend(result.findings)
         if cache is not None and result.cacheable:
-            cache.put(entry.settings, entry.display, result.digest, result.findings, key)
+            trusted = key if key is not None and now - key[2] > _RACY_NS else None
+            cache.put(entry.settings, entry.display, result.digest, result.findings, trusted)
     return findings
 
 

@@ -312,3 +312,21 @@ def test_rule_and_rules(tmp_path: Path) -> None:
 def test_show_files(project: Path) -> None:
     out = run(["--show-files", "."], project).stdout.split()
     assert sorted(out) == ["ok.py", "train.py"]
+
+
+def test_cache_sees_same_size_edits(project: Path) -> None:
+    """An edit that keeps the size and even the modification time is never served from cache."""
+    cache = project / "cache"
+    target = project / "train.py"
+    os.utime(target, (1_000_000_000, 1_000_000_000))
+    first = run(["--cache-dir", str(cache), "--output-format", "json", "train.py"], project)
+    assert [item["code"] for item in json.loads(first.stdout)] == ["RNG001"]
+    edited = UNSEEDED.replace("shuffle=True)", "shuffle=None)")
+    assert len(edited) == len(UNSEEDED)
+    target.write_text(edited)
+    os.utime(target, (1_000_000_000, 1_000_000_000))  # same size, same mtime: ctime moved
+    second = run(["--cache-dir", str(cache), "--output-format", "json", "train.py"], project)
+    assert json.loads(second.stdout) == []
+    target.write_text(UNSEEDED)  # just written: its stat key is too recent to be trusted
+    third = run(["--cache-dir", str(cache), "--output-format", "json", "train.py"], project)
+    assert [item["code"] for item in json.loads(third.stdout)] == ["RNG001"]
