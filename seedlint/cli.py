@@ -19,7 +19,7 @@ from seedlint.config import (
     parse_per_file_ignores,
 )
 from seedlint.diagnostics import Finding
-from seedlint.discovery import discover
+from seedlint.discovery import discover, is_excluded
 from seedlint.rules import BY_CODE, RULES
 from seedlint.rules.rng000_invalid_file import READ_ERROR
 from seedlint.runner import (
@@ -305,6 +305,11 @@ def _check_stdin(
     display = args.stdin_filename or "-"
     settings = resolver.for_path(Path(display)) if args.stdin_filename else resolver.default()
     raw = sys.stdin.buffer.read()
+    if args.stdin_filename and settings.force_exclude and is_excluded(Path(display), settings):
+        if fixing and not args.diff:  # an excluded buffer comes back unchanged
+            sys.stdout.buffer.write(raw)
+            sys.stdout.flush()
+        return 0
     if fixing and not args.diff:
         from seedlint.fixes.apply import fix_bytes
 

@@ -136,12 +136,14 @@ def discover(paths: list[Path], resolver: SettingsResolver) -> Iterator[Candidat
             yield from _walk(given, resolver)
         else:
             settings = resolver.for_path(given)
-            if settings.force_exclude and _explicitly_excluded(given, settings):
+            if settings.force_exclude and is_excluded(given, settings):
                 continue
             yield Candidate(given, settings, explicit=True)
 
 
-def _explicitly_excluded(path: Path, settings: Settings) -> bool:
+def is_excluded(path: Path, settings: Settings) -> bool:
+    """Whether a path named explicitly falls under the excludes or ``.gitignore`` (for
+    ``--force-exclude``, which pre-commit and editors use)."""
     absolute = path.absolute()
     for part in [absolute, *absolute.parents]:
         if _excluded(part, settings):

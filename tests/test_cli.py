@@ -330,3 +330,14 @@ def test_cache_sees_same_size_edits(project: Path) -> None:
     target.write_text(UNSEEDED)  # just written: its stat key is too recent to be trusted
     third = run(["--cache-dir", str(cache), "--output-format", "json", "train.py"], project)
     assert [item["code"] for item in json.loads(third.stdout)] == ["RNG001"]
+
+
+def test_force_exclude_applies_to_stdin_filename(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.seedlint]\nextend-exclude = ["vendor"]\n')
+    args = ["--force-exclude", "--stdin-filename", "vendor/train.py", "-"]
+    assert run(args, tmp_path, UNSEEDED).returncode == 0
+    fixed = run(["--fix", *args], tmp_path, UNSEEDED)
+    assert fixed.returncode == 0 and fixed.stdout == UNSEEDED
+    assert run(["--stdin-filename", "vendor/train.py", "-"], tmp_path, UNSEEDED).returncode == 1
+    checked = ["--force-exclude", "--stdin-filename", "src/train.py", "-"]
+    assert run(checked, tmp_path, UNSEEDED).returncode == 1
