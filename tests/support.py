@@ -42,3 +42,31 @@ def run_seedlint(
         env=full_env,
         timeout=timeout,
     )
+
+
+# Small programs several integration tests check.
+UNSEEDED_SCRIPT = (
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "loader = DataLoader(range(8), batch_size=2, shuffle=True)\n"
+)
+# RNG002: a dataset whose RNG object every worker copies (the loader is on line 16, column 10).
+COPIED_RNG_SCRIPT = (
+    "import numpy as np\n"
+    "from torch.utils.data import DataLoader, Dataset\n"
+    "\n"
+    "\n"
+    "class Noisy(Dataset):\n"
+    "    def __init__(self):\n"
+    "        self.rng = np.random.default_rng()\n"
+    "\n"
+    "    def __getitem__(self, index):\n"
+    "        return self.rng.random()\n"
+    "\n"
+    "    def __len__(self):\n"
+    "        return 4\n"
+    "\n"
+    "\n"
+    "loader = DataLoader(Noisy(), num_workers=4)\n"
+)

@@ -15,7 +15,7 @@ import pytest
 from seedlint import cli, flake8_plugin
 from seedlint.flake8_plugin import SeedlintChecker
 from tests.fixtures_support import FIXTURES, rule_fixtures
-from tests.support import run_seedlint
+from tests.support import COPIED_RNG_SCRIPT, run_seedlint
 
 # Small cases of our own, next to the lead's rule fixtures.
 OWN_CASES = {
@@ -218,25 +218,7 @@ def small_tree(tmp_path: Path) -> Path:
         "loader = DataLoader(range(8), shuffle=True)\n"
         "quiet = DataLoader(range(8), shuffle=True)  # noqa: RNG001\n"
     )
-    (tmp_path / "workers.py").write_text(
-        "import numpy as np\n"
-        "import torch\n"
-        "from torch.utils.data import DataLoader, Dataset\n"
-        "\n"
-        "\n"
-        "class Noisy(Dataset):\n"
-        "    def __init__(self):\n"
-        "        self.rng = np.random.default_rng()\n"
-        "\n"
-        "    def __getitem__(self, index):\n"
-        "        return self.rng.random()\n"
-        "\n"
-        "    def __len__(self):\n"
-        "        return 4\n"
-        "\n"
-        "\n"
-        "loader = DataLoader(Noisy(), num_workers=4)\n"
-    )
+    (tmp_path / "workers.py").write_text(COPIED_RNG_SCRIPT)
     (tmp_path / "clean.py").write_text("import os\n\nprint(os.getcwd())\n")
     return tmp_path
 
@@ -248,7 +230,7 @@ def test_real_flake8_reports_rng_codes_and_honours_noqa(small_tree: Path) -> Non
     rng = sorted(line for line in result.stdout.splitlines() if ": RNG" in line)
     assert [line.split(" ", 2)[:2] for line in rng] == [
         ["./train.py:4:10:", "RNG001"],
-        ["./workers.py:17:10:", "RNG002"],
+        ["./workers.py:16:10:", "RNG002"],
     ]
     # The same positions and messages as `seedlint check`:
     ours = run_seedlint(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import run_seedlint
+from tests.support import COPIED_RNG_SCRIPT, UNSEEDED_SCRIPT, run_seedlint
 
 yaml = pytest.importorskip("yaml")  # installed with pre-commit
 
@@ -21,30 +21,8 @@ REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "integrations.md"
 NOTEBOOKS = REPO / "tests" / "fixtures" / "notebooks"
 
-UNSEEDED = (
-    "import torch\n"
-    "from torch.utils.data import DataLoader\n"
-    "\n"
-    "loader = DataLoader(range(8), batch_size=2, shuffle=True)\n"
-)
-WORKERS = (
-    "import numpy as np\n"
-    "from torch.utils.data import DataLoader, Dataset\n"
-    "\n"
-    "\n"
-    "class Noisy(Dataset):\n"
-    "    def __init__(self):\n"
-    "        self.rng = np.random.default_rng()\n"
-    "\n"
-    "    def __getitem__(self, index):\n"
-    "        return self.rng.random()\n"
-    "\n"
-    "    def __len__(self):\n"
-    "        return 4\n"
-    "\n"
-    "\n"
-    "loader = DataLoader(Noisy(), num_workers=4)\n"
-)
+UNSEEDED = UNSEEDED_SCRIPT
+WORKERS = COPIED_RNG_SCRIPT
 
 
 def snippet(language: str, marker: str) -> str:

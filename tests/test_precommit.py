@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import UNSEEDED_SCRIPT
+
 pytest.importorskip("pre_commit", reason="pre-commit is not installed")
 if shutil.which("git") is None:
     pytest.skip("git is not installed", allow_module_level=True)
@@ -26,12 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 MANIFEST = REPO / ".pre-commit-hooks.yaml"
 NOTEBOOKS = REPO / "tests" / "fixtures" / "notebooks"
 
-UNSEEDED = (
-    "import torch\n"
-    "from torch.utils.data import DataLoader\n"
-    "\n"
-    "loader = DataLoader(range(8), batch_size=2, shuffle=True)\n"
-)
+UNSEEDED = UNSEEDED_SCRIPT
 
 
 def _pre_commit() -> list[str]:

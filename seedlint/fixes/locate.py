@@ -90,3 +90,14 @@ def settable(facts: ModuleFacts, loader: LoaderCall, name: str) -> bool:
             if spread.open or name in spread.entries:
                 return False
     return True
+
+
+def loader_argument_fix(
+    facts: ModuleFacts, node: ast.AST, argument: str, message: str
+) -> Optional[tuple[str, str]]:
+    """Fix availability for adding ``argument`` to a flagged DataLoader call: safe, or unsafe
+    for a subclass with an ``__init__`` of its own (it may not take the argument)."""
+    loader = loader_call(facts, node)
+    if loader is None or not settable(facts, loader, argument):
+        return None
+    return ("unsafe" if loader.custom_init else "safe"), message

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions, LoaderCall, ModuleFacts
 from seedlint.analysis.values import OBJECT, Value, is_none_or_absent, is_truthy
-from seedlint.fixes.locate import loader_call, settable
+from seedlint.fixes.locate import loader_argument_fix, loader_call
 from seedlint.rules.base import Rule, Violation
 
 if TYPE_CHECKING:
@@ -121,11 +121,7 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
             yield Violation(loader.call, MESSAGE)
 
     def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
-        loader = loader_call(facts, violation.node)
-        if loader is None or not settable(facts, loader, "generator"):
-            return None
-        # A subclass with an __init__ of its own may not take `generator`.
-        return ("unsafe" if loader.custom_init else "safe"), FIX_MESSAGE
+        return loader_argument_fix(facts, violation.node, "generator", FIX_MESSAGE)
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
         from seedlint.fixes.calls import set_loader_argument

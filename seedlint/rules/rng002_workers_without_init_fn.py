@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional
 from seedlint.analysis.facts import AnalysisOptions, CopiedRng, LoaderCall, ModuleFacts
 from seedlint.analysis.names import lookup
 from seedlint.analysis.values import ABSENT, is_none_or_absent
-from seedlint.fixes.locate import loader_call, settable, start, top_statement
+from seedlint.fixes.locate import loader_argument_fix, loader_call, start, top_statement
 from seedlint.rules.base import Rule, Violation
 from seedlint.rules.rng001_shuffle_without_generator import loader_triggers
 
@@ -144,11 +144,7 @@ from `*args` or a `**kwargs` dict.
                 yield Violation(loader.call, _message(copied[0]), context=copied)
 
     def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
-        loader = loader_call(facts, violation.node)
-        if loader is None or not settable(facts, loader, "worker_init_fn"):
-            return None
-        # A subclass with an __init__ of its own may not take `worker_init_fn`.
-        return ("unsafe" if loader.custom_init else "safe"), FIX_MESSAGE
+        return loader_argument_fix(facts, violation.node, "worker_init_fn", FIX_MESSAGE)
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
         from seedlint.fixes.calls import set_loader_argument
