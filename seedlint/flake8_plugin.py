@@ -23,7 +23,6 @@ from typing import Any, Optional
 
 from seedlint import __version__
 from seedlint.config import ConfigError, Settings, SettingsResolver
-from seedlint.rules.base import triggered
 from seedlint.rules.rng000_invalid_file import INTERNAL_ERROR
 from seedlint.runner import analyze_text, ruleset
 
@@ -82,7 +81,7 @@ class SeedlintChecker:
             return
         text = "".join(self.lines)
         # The runner's pre-filter (RuleSet.may_fire), on the text flake8 has already decoded.
-        if not any(triggered(text, groups) for groups in ruleset(settings).triggers):
+        if not ruleset(settings).may_fire(text.encode("utf-8", "surrogatepass")):
             return  # cannot have a finding: nothing else is done for this file
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:

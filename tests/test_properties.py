@@ -63,6 +63,9 @@ def assert_checks(text: str) -> None:
     ):
         internal = [f for f in findings if f.name == INTERNAL_ERROR]
         assert not internal, internal[0].message
+    # The pre-filter never hides a finding: every rule run on the program finds the same.
+    every_rule = analyze_text(text, DISPLAY, SETTINGS, prefilter=False).findings
+    assert analyze_text(text, DISPLAY, SETTINGS).findings == every_rule
 
 
 def fixable(text: str, unsafe: bool) -> list[str]:

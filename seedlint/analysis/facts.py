@@ -105,6 +105,17 @@ class ModuleFacts:
     def builder(self) -> ScopeBuilder:
         return ScopeBuilder(self.tree)
 
+    def release(self) -> None:
+        """Drop everything computed, breaking the reference cycles between scopes and their
+        bindings, so that reference counting frees the tree at once (the runner checks files
+        with the cyclic garbage collector paused). The facts are unusable afterwards."""
+        builder = self.__dict__.get("builder")
+        if isinstance(builder, ScopeBuilder):
+            for scope in builder.scope_of.values():
+                scope.bindings.clear()
+                scope.parent = None
+        self.__dict__.clear()
+
     @cached_property
     def resolver(self) -> NameResolver:
         return NameResolver(self.builder)

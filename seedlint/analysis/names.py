@@ -40,6 +40,16 @@ def canonical(qualname: str) -> str:
     return qualname
 
 
+def module_spellings(module: str) -> frozenset[str]:
+    """The last names a module path can end with before an attribute, for every spelling that
+    :func:`canonical` maps to ``module`` (``numpy.random`` is also ``numpy.random.mtrand``)."""
+    names = {module.rsplit(".", 1)[-1]}
+    for prefix, replacement in _CANONICAL_PREFIXES:
+        if replacement == module + ".":
+            names.add(prefix.rstrip(".").rsplit(".", 1)[-1])
+    return frozenset(names)
+
+
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 ScopeNode = Union[
     ast.Module,
@@ -122,21 +132,35 @@ class ScopeBuilder(ast.NodeVisitor):
     # -- traversal -----------------------------------------------------------------------------
     # The stdlib NodeVisitor looks a method up by name for every node, contexts and operators
     # included; this walk dispatches on the type and skips the leaves no binding or call hides in.
+    # The hottest loop of a check: it reads only the fields that can hold a node, and tests
+    # types by identity.
     def visit(self, node: ast.AST) -> None:
-        method = _DISPATCH.get(type(node))
+        method = _DISPATCH.get(node.__class__)
         if method is None:
             self.generic_visit(node)
         else:
             method(self, node)
 
     def generic_visit(self, node: ast.AST) -> None:
-        for field_name in node._fields:
+        kind = node.__class__
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = _child_fields(kind)
+        dispatch = _DISPATCH
+        leaves = _LEAF_TYPES
+        for field_name in fields:
             value = getattr(node, field_name, None)
-            if isinstance(value, list):
+            if value.__class__ is list:
                 for item in value:
-                    if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
-                        self.visit(item)
-            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                    item_kind = item.__class__
+                    if item_kind in leaves:
+                        continue
+                    method = dispatch.get(item_kind)
+                    if method is None:
+                        self.generic_visit(item)
+                    else:
+                        method(self, item)
+            elif value is not None and value.__class__ not in leaves:
                 self.visit(value)
 
     # -- helpers -------------------------------------------------------------------------------
@@ -434,6 +458,28 @@ _LEAVES = (
     ast.Break,
     ast.Continue,
 )
+# Fields that never hold a node that can bind a name or make a call: names, operators,
+# contexts, aliases, constants' values, and scalar fields.
+_SCALAR_FIELDS = frozenset(
+    {
+        "ctx", "op", "ops", "id", "attr", "name", "names", "arg", "kind", "type_comment",
+        "level", "module", "is_async", "conversion", "asname", "n", "s", "tag",
+    }
+)  # fmt: skip
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    return tuple(f for f in getattr(kind, "_fields", ()) if f not in _SCALAR_FIELDS)
+
+
+# The leaf node types, by identity (their subclasses are the same classes in `ast`).
+_LEAF_TYPES: frozenset[type] = frozenset(
+    cls
+    for cls in vars(ast).values()
+    if isinstance(cls, type) and issubclass(cls, _LEAVES) and cls is not ast.AST
+) | frozenset({str, int, float, complex, bytes, bool, type(None), type(...)})
+
 _DISPATCH: dict[type, Callable[[ScopeBuilder, Any], None]] = {
     getattr(ast, name[len("visit_") :]): method
     for name, method in vars(ScopeBuilder).items()

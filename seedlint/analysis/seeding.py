@@ -71,6 +71,12 @@ DEFAULT_SEED_FUNCTIONS: tuple[str, ...] = (
     "accelerate.utils.random.set_seed",
 )
 
+
+def qualnames_of(kinds: frozenset[Seeding]) -> frozenset[str]:
+    """The qualified names of the functions that seed in one of these ways."""
+    return frozenset(qualname for qualname, kind in _BY_QUALNAME.items() if kind in kinds)
+
+
 TORCH_GENERATOR = "torch.Generator"
 # Seeding that touches a CUDA/XPU generator: what a graph capture cannot take.
 DEVICE_SEEDING = frozenset(

@@ -27,7 +27,7 @@ from seedlint.diagnostics import Edit, Finding
 from seedlint.fixes.text import LineMap, minimal_edits, unified_diff
 from seedlint.fixes.write import write_fixed
 from seedlint.rules.base import Rule, Violation
-from seedlint.runner import Analysis, Job, analyze_bytes, analyze_jobs, analyze_text, ruleset
+from seedlint.runner import Analysis, Job, analyze_jobs, analyze_text, findings_of, ruleset
 from seedlint.source import DecodeError, Source
 
 if TYPE_CHECKING:
@@ -212,7 +212,7 @@ def fix_raw(raw: bytes, display: str, settings: Settings, unsafe: bool) -> _File
             f"the fixer failed ({type(error).__name__}: {error}); the file was left unchanged; "
             "please report this at the seedlint issue tracker"
         )
-    return _FileResult(raw, [], analyze_bytes(raw, display, settings).findings, message)
+    return _FileResult(raw, [], findings_of(raw, display, settings), message)
 
 
 def _fix_raw(raw: bytes, display: str, settings: Settings, unsafe: bool) -> _FileResult:
@@ -221,13 +221,13 @@ def _fix_raw(raw: bytes, display: str, settings: Settings, unsafe: bool) -> _Fil
         try:
             from seedlint.notebook import fix_notebook
         except ImportError:
-            return _FileResult(raw, [], analyze_bytes(raw, display, settings).findings)
+            return _FileResult(raw, [], findings_of(raw, display, settings))
         new_raw, fixed, remaining = fix_notebook(raw, display, settings, unsafe)
         return _FileResult(new_raw, fixed, remaining)
     try:
         source = Source.decode(raw)
     except DecodeError:
-        return _FileResult(raw, [], analyze_bytes(raw, display, settings).findings)
+        return _FileResult(raw, [], findings_of(raw, display, settings))
     result = fix_text(source.text, display, settings, unsafe)
     if result.error is not None or result.new_text == source.text:
         return _FileResult(raw, [], result.remaining, result.error, result.warnings)
@@ -286,7 +286,7 @@ def fix_jobs(jobs: Sequence[Job], args: argparse.Namespace, processes: int) -> F
         problem = write_fixed(job.path, job.raw, result.new_raw)
         if problem is not None:
             outcome.errors.append(f"{job.display}: not fixed: {problem}")
-            outcome.remaining.extend(analyze_bytes(job.raw, job.display, job.settings).findings)
+            outcome.remaining.extend(findings_of(job.raw, job.display, job.settings))
             outcome.sources[job.display] = (job.raw, job.settings)
             continue
         outcome.fixed.extend(result.fixed)

@@ -44,6 +44,12 @@ class Rule:
         """
         raise NotImplementedError
 
+    def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
+        """The pre-filter's second, finer stage, asked only of a file that holds the rule's
+        words: False only when the rule cannot fire on the file (it must never hide a finding;
+        every fixture tests that). Most rules need no second stage."""
+        return True
+
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         raise NotImplementedError
 
@@ -67,7 +73,3 @@ class Rule:
             lines += [f"Fix is {cls.fix_availability} available.", ""]
         lines.append(cls.doc.strip())
         return "\n".join(lines) + "\n"
-
-
-def triggered(text: str, groups: tuple[tuple[str, ...], ...]) -> bool:
-    return all(any(word in text for word in group) for group in groups)

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.analysis.names import lookup
-from seedlint.analysis.regions import Region, region_calls
+from seedlint.analysis.regions import GRAPH_CONTEXTS, Region, region_calls
 from seedlint.analysis.seeding import DEVICE_SEEDING, Seeding
+from seedlint.analysis.text import may_mean
 from seedlint.fixes.locate import end, start
 from seedlint.rules.base import Rule, Violation
 
@@ -125,13 +126,21 @@ Moving code changes when it runs, so the fix is **unsafe** and is applied only w
 """
 
     def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
-        # A region needs a call of `graph` (any alias imports the name `graph` first), a
-        # `capture_begin()`, a `make_graphed_callables` or a configured context manager.
-        regions = {"graph(", "graph (", "graph as", "graph,", "graph\n", "graph\r", "graph)"}
-        regions.update(("capture_begin", "graphed_callables"))
+        # A region needs `graph` (`torch.cuda.graph`, `make_graphed_callables`), a
+        # `capture_begin()` or a configured context manager; seeding needs a `seed` function,
+        # a `Generator` or a seeding helper. `may_fire` then looks closer.
+        regions = {"graph", "capture_begin"}
         regions.update(c.rsplit(".", 1)[-1] for c in options.all_capture_contexts)
-        seeding = ("seed", "Generator(", "Generator as", *_helper_names(options))
+        seeding = ("seed", "Generator", *_helper_names(options))
         return (seeding, tuple(sorted(regions)))
+
+    def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
+        # `graph(` is everywhere in torch.fx code: a region needs `torch.cuda.graph` (or
+        # `torch.xpu.graph`) itself, `capture_begin()`, `make_graphed_callables` or a
+        # configured context manager.
+        words = {"capture_begin", "graphed_callables"}
+        words.update(c.rsplit(".", 1)[-1] for c in options.all_capture_contexts)
+        return any(w.encode() in raw for w in words) or may_mean(raw, GRAPH_CONTEXTS)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         reported: set[int] = set()

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Union
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts, SeedCall
-from seedlint.analysis.seeding import Seeding
+from seedlint.analysis.seeding import Seeding, qualnames_of
+from seedlint.analysis.text import may_mean
 from seedlint.fixes.locate import child_blocks, end, innermost_statement, start
 from seedlint.rules.base import Rule, Violation
 
@@ -25,6 +26,10 @@ _MULTI_DEVICE_CLASSES = frozenset(
     }
 )
 _CUDA_INDEX = re.compile(r"^cuda:[1-9]")
+# Only these calls can start a finding: every case needs one of them.
+_REPORTED_SEEDING = qualnames_of(
+    frozenset({Seeding.RANDOM, Seeding.NUMPY, Seeding.CUDA_CURRENT, Seeding.CUDA_ALL})
+)
 
 
 @dataclass(frozen=True)
@@ -122,6 +127,11 @@ which is its purpose.
     def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
         # A finding needs torch, and a `random`, `numpy.random` or `torch.cuda` seeding call.
         return (("seed",), ("random", "cuda"), ("torch",))
+
+    def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
+        # `seed` is in most PyTorch files; a `random`, `numpy.random` or `torch.cuda` seeding
+        # call is in few (`self.seed`, `args.seed` and `torch.manual_seed` are not one).
+        return may_mean(raw, _REPORTED_SEEDING)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         calls = facts.seed_calls

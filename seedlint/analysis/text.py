@@ -1,0 +1,327 @@
+"""What a file's bytes can say before it is parsed: the sound second stage of the pre-filter.
+
+The first stage asks whether a rule's words occur at all. Some words are everywhere in PyTorch
+code (``seed``, ``random``, ``graph``), so a rule can also ask the finer question this module
+answers: can any ``X.attr`` in the text mean ``module.attr`` for one of a few modules?
+
+The answer mirrors what :class:`seedlint.analysis.names.NameResolver` can resolve, and errs only
+towards "yes". A qualified name is built from an import and the attribute names after it, so an
+expression meaning ``random.seed`` is spelled in one of these ways:
+
+* ``<base>.seed`` whose last name before ``.seed`` is one of the module's last names
+  (``random`` in ``random.seed``, ``np.random.seed`` or ``torch.cuda.random.seed``);
+* ``name.seed`` where ``name`` may denote the module: it is imported ``as name`` from such a
+  last name (``import numpy.random as npr``), or assigned an expression that may (``r = random``,
+  ``r = npr``, ``r = a if c else b``, ``r = (...)``);
+* ``(...).seed``, unless the parentheses are a call's (``torch.Generator().seed``);
+* a bare ``seed``, which only an import or a star import can tie to ``random.seed``.
+
+Anything this scan cannot read (a comment between the name and the dot, a non-ASCII name)
+counts as a possible hit.
+"""
+
+from __future__ import annotations
+
+import functools
+import keyword
+import re
+from collections.abc import Iterable
+
+from seedlint.analysis.names import module_spellings
+
+_SPACE = b" \t\f\r\n\\"
+# An import's name list: `import a, b as c`, `from m import (a,\n b)`, with `\`-continuations.
+_COMMENT = re.compile(rb"#[^\r\n]*")
+_IMPORT = re.compile(
+    rb"import\b[ \t]*"
+    rb"(?:\(((?:[^)#]|#[^\r\n]*(?![^\r\n]))*)\)"  # a parenthesised list, comments and all
+    rb"|((?:[^\r\n\\;#]|\\(?:\r\n|.))*))",  # to the end of the logical line
+    re.S,
+)
+
+
+@functools.cache
+def _attribute_pattern(attrs: frozenset[str]) -> re.Pattern[bytes]:
+    words = b"|".join(re.escape(a.encode()) for a in sorted(attrs))
+    return re.compile(rb"\.(?:[ \t\f\r\n\\]|#[^\r\n]*(?![^\r\n]))*(?:" + words + rb")\b")
+
+
+@functools.cache
+def _words_pattern(words: frozenset[str]) -> re.Pattern[bytes]:
+    return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
+
+
+@functools.lru_cache(maxsize=1024)
+def _assignment_pattern(name: bytes) -> re.Pattern[bytes]:
+    """``name =``, ``name: T =``, ``name :=``, ``(name) =`` (a literal first, for speed: the
+    character before is checked by the caller)."""
+    return re.compile(re.escape(name) + rb"[ \t\f)\\]*(?::[^=\r\n]*)?:?=(?!=)")
+
+
+# After `name =`: a dotted name, possibly `a if c else b`, to the end of the statement.
+_DOTTED_RHS = re.compile(rb"[ \t\f]*([\w. \t\f]*)")
+_DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.\w+)*")
+_DOT_SPACES = re.compile(rb"\s*\.\s*")
+_IF = re.compile(rb"\bif\b")
+_ELSE = re.compile(rb"\belse\b")
+_STATEMENT_END = (b"", b"\r", b"\n", b"#", b";", b")", b",")
+_KEYWORDS = frozenset(
+    kw.encode() for kw in keyword.kwlist if kw not in ("None", "True", "False")
+) | frozenset({b"print", b"exec", b"match", b"case"})
+
+
+def _name_may_denote(raw: bytes, name: bytes, modules: frozenset[str], seen: set[bytes]) -> bool:
+    """Whether the bare name ``name`` may denote a module whose last name is in ``modules``:
+    it is one of them, it is imported ``as name`` from one, or it is assigned an expression
+    that may denote one. (``from m import name`` binds ``m.name``, ``import name.x`` binds
+    ``name``: both end in ``name`` itself.)"""
+    if name.decode() in modules:
+        return True
+    if name in seen:
+        return False
+    seen.add(name)
+    if b"import" in raw:
+        alias = _import_alias_pattern(name)
+        for listed in _import_lists(raw):
+            for match in alias.finditer(listed):
+                if match.group(1).decode() in modules:
+                    return True
+    for match in _assignment_pattern(name).finditer(raw):
+        start = match.start()
+        if start and (_is_word(raw[start - 1]) or raw[start - 1] == ord(".")):
+            continue  # part of a longer name, or an attribute
+        if _value_may_denote(raw, match.end(), modules, seen):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _import_alias_pattern(name: bytes) -> re.Pattern[bytes]:
+    """``x.last as name`` in an import list: group 1 is ``last``."""
+    return re.compile(rb"(\w+)(?:\s|\\)+as(?:\s|\\)+" + re.escape(name) + rb"\b")
+
+
+def _value_may_denote(raw: bytes, position: int, modules: frozenset[str], seen: set[bytes]) -> bool:
+    """Whether the value assigned at ``position`` may denote such a module."""
+    rhs = _DOTTED_RHS.match(raw, position)
+    assert rhs is not None
+    value = rhs.group(1)
+    following = raw[rhs.end() : rhs.end() + 1]
+    if following == b"\\":
+        return True  # `name = \`: not read here
+    if following == b"(" and not value.strip():
+        inner = _parenthesized(raw, rhs.end())
+        return inner is None or _expression_may_denote(raw, inner, True, modules, seen)
+    return _expression_may_denote(raw, value, following in _STATEMENT_END, modules, seen)
+
+
+def _expression_may_denote(
+    raw: bytes, value: bytes, complete: bool, modules: frozenset[str], seen: set[bytes]
+) -> bool:
+    """``value``: the text of an expression (``complete``) or of its start, up to the first
+    character that cannot be part of a dotted name or of ``a if c else b``."""
+    if b":=" in value:
+        return True  # `(x := m)`: not read here
+    conditional = _IF.search(value)
+    if conditional is not None:
+        if _expression_may_denote(raw, value[: conditional.start()], True, modules, seen):
+            return True
+        rest = value[conditional.end() :]
+        otherwise = _ELSE.search(rest)
+        if not complete or otherwise is None:
+            return True  # the `else` branch is not all here: not read
+        return _expression_may_denote(raw, rest[otherwise.end() :], True, modules, seen)
+    if not complete:
+        return False  # a call, a subscript, an operation or a literal follows
+    value = _DOT_SPACES.sub(b".", value.strip())
+    if not _DOTTED.fullmatch(value):
+        return False
+    first, _, last = value.rpartition(b".")
+    if first:  # `a.b.last` means whatever `a.b` means, then `.last`
+        return last.decode() in modules
+    return _name_may_denote(raw, last, modules, seen)
+
+
+def _parenthesized(raw: bytes, opening: int) -> bytes | None:
+    """The text inside the ``(`` at ``opening``, or None when the scan cannot tell (a string
+    or a comment inside, or too long)."""
+    depth = 0
+    limit = min(len(raw), opening + 4000)
+    for index in range(opening, limit):
+        char = raw[index]
+        if char in b"\"'#":
+            return None
+        if char == 40:  # (
+            depth += 1
+        elif char == 41:  # )
+            depth -= 1
+            if depth == 0:
+                return raw[opening + 1 : index]
+    return None
+
+
+def _is_word(char: int) -> bool:
+    return char >= 0x80 or chr(char).isalnum() or char == 95  # `_`
+
+
+def _call_before(raw: bytes, close: int) -> bool:
+    """Whether the ``)`` at ``close`` ends a call (``f(...)``, ``g()(...)``) rather than a
+    parenthesised expression; False when the scan cannot tell."""
+    depth = 0
+    index = close
+    limit = max(0, close - 4000)
+    while index >= limit:
+        char = raw[index]
+        if char in b"\"'":  # skip a one-line string backwards, to its opening quote
+            opening = index
+            while True:
+                opening = raw.rfind(raw[index : index + 1], limit, opening)
+                if opening < 0 or b"\n" in raw[opening:index]:
+                    return False  # a string over several lines: not read here
+                if raw[opening - 1 : opening] != b"\\":
+                    break
+            index = opening - 1
+            continue
+        if char == ord("#"):
+            return False  # a comment inside: not read here
+        if char == ord(")"):
+            depth += 1
+        elif char == ord("("):
+            depth -= 1
+            if depth == 0:
+                break
+        index -= 1
+    else:
+        return False
+    index -= 1
+    while index >= 0 and raw[index] in b" \t\f":
+        index -= 1
+    if index < 0:
+        return False
+    char = raw[index]
+    if char in b")]":
+        return True
+    if not (chr(char).isalnum() or char == ord("_")):
+        return False
+    end = index + 1
+    while index >= 0 and (chr(raw[index]).isalnum() or raw[index] == ord("_")):
+        index -= 1
+    if index >= 0 and raw[index] >= 0x80:
+        return False
+    return raw[index + 1 : end] not in _KEYWORDS
+
+
+def _base_before(raw: bytes, dot: int) -> tuple[bytes, bool] | None:
+    """The last name before the ``.`` at ``dot`` (``b")"`` for a parenthesised base, ``b""``
+    for something that is not a name), and whether it is itself an attribute (``a.name``);
+    None when the scan cannot tell."""
+    index = _skip_back(raw, dot - 1)
+    if index is None:
+        return None
+    if index < 0:
+        return b"", False
+    char = raw[index]
+    if char == ord(")"):
+        return b")", False
+    if char >= 0x80:
+        return None  # a non-ASCII name
+    end = index + 1
+    while index >= 0 and (chr(raw[index]).isalnum() or raw[index] == 95):
+        index -= 1
+    if index >= 0 and raw[index] >= 0x80:
+        return None
+    name = raw[index + 1 : end]
+    before = _skip_back(raw, index)
+    return name, before is not None and before >= 0 and raw[before] == ord(".")
+
+
+def _skip_back(raw: bytes, index: int) -> int | None:
+    """The last index at or before ``index`` that is not a space or a line continuation;
+    None when a comment may sit in between (``(random  # ...`` on the line before)."""
+    crossed = False
+    while index >= 0 and raw[index] in _SPACE:
+        crossed = crossed or raw[index] in b"\r\n"
+        index -= 1
+    if crossed and index >= 0:
+        line_start = raw.rfind(b"\n", 0, index) + 1
+        if b"#" in raw[line_start : index + 1]:
+            return None
+    return index
+
+
+def _close_before(raw: bytes, dot: int) -> int:
+    index = dot - 1
+    while raw[index] in _SPACE:
+        index -= 1
+    return index
+
+
+@functools.lru_cache(maxsize=8)
+def _import_lists(raw: bytes) -> tuple[bytes, ...]:
+    """What follows each ``import`` keyword: the imported names, to the statement's end."""
+    lists: list[bytes] = []
+    for match in _IMPORT.finditer(raw):
+        start = match.start()
+        if start and _is_word(raw[start - 1]):
+            continue  # `reimport`, `_import`
+        listed = match.group(1)
+        lists.append(match.group(2) if listed is None else _COMMENT.sub(b" ", listed))
+    return tuple(lists)
+
+
+def imports_any(raw: bytes, names: Iterable[str]) -> bool:
+    """Whether some import statement imports one of ``names`` or everything (``*``)."""
+    if b"import" not in raw:
+        return False
+    pattern = _words_pattern(frozenset(names))
+    return any(b"*" in listed or pattern.search(listed) for listed in _import_lists(raw))
+
+
+# How many `.attr` occurrences a file may need looked at before the scan gives up (and says
+# "may"): every look is cheap, but a generated file can hold thousands.
+_BUDGET = 256
+
+
+def may_reach(raw: bytes, attrs: frozenset[str], modules: frozenset[str]) -> bool:
+    """Whether the text may hold an expression meaning ``<module>.<attr>``, where ``modules``
+    are the last names of the modules and ``attrs`` the attribute names (see the module's
+    documentation for what counts). False only when no such expression can be resolved."""
+    checked: dict[bytes, bool] = {}
+    budget = _BUDGET
+    for match in _attribute_pattern(attrs).finditer(raw):
+        budget -= 1
+        if budget < 0:
+            return True  # a file made of such attributes is parsed rather than scanned on
+        found = _base_before(raw, match.start())
+        if found is None:
+            return True
+        base, is_attribute = found
+        if base == b")":
+            # `f(...).seed` is an attribute of a call's result: never resolved.
+            if _call_before(raw, _close_before(raw, match.start())):
+                continue
+            return True
+        if not base or base[:1].isdigit():
+            continue
+        if is_attribute:  # `x.base.seed`: `base` must be the module's own last name
+            if base.decode() in modules:
+                return True
+            continue
+        denotes = checked.get(base)
+        if denotes is None:
+            denotes = checked[base] = _name_may_denote(raw, base, modules, set())
+        if denotes:
+            return True
+    return imports_any(raw, attrs)
+
+
+def may_mean(raw: bytes, qualnames: Iterable[str]) -> bool:
+    """Whether the text may hold an expression that resolves to one of ``qualnames`` (dotted
+    names of module attributes, such as ``random.seed``), by :func:`may_reach`."""
+    attrs: set[str] = set()
+    modules: set[str] = set()
+    for qualname in qualnames:
+        module, _, attr = qualname.rpartition(".")
+        attrs.add(attr)
+        modules |= module_spellings(module)
+    return may_reach(raw, frozenset(attrs), frozenset(modules))

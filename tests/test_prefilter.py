@@ -1,0 +1,151 @@
+"""The pre-filter's second stage (``seedlint/analysis/text.py``) never hides a finding.
+
+Every spelling the name resolver follows to ``random.seed``, ``numpy.random.seed``,
+``torch.cuda.manual_seed(_all)`` or ``torch.cuda.graph`` (imports, ``as`` aliases, assigned
+aliases, conditional expressions, star imports, odd layouts) is generated; for each program the
+rule must find its finding both with and without the pre-filter. The programs the stage rules
+out must really have no finding.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from seedlint.analysis import text
+from seedlint.config import Settings
+from seedlint.runner import analyze_text, ruleset
+
+SETTINGS = Settings()
+
+# How a program can get at a module (`{m}` is the name used below) and then call `seed`.
+RANDOM_SPELLINGS = [
+    ("import random", "random.seed"),
+    ("import random as rnd", "rnd.seed"),
+    ("import random as rnd\nr = rnd", "r.seed"),
+    ("import random\nr = (random)", "r.seed"),
+    ("import random\nr = (\n    random\n)", "r.seed"),
+    ("import random\nimport numpy\nr = random if len([]) else numpy.random", "r.seed"),
+    ("import random\nr: object = random", "r.seed"),
+    ("import random\nif (r := random):\n    pass", "r.seed"),
+    ("import random", "(random if len([]) else random).seed"),
+    ("import random", "random . seed"),
+    ("import random", "random.\\\n    seed"),
+    ("import random", "(random  # the module\n    .seed)"),
+    ("from random import seed", "seed"),
+    ("from random import seed as s", "s"),
+    ("from random import (  # the (seed) function\n    getstate,\n    seed,\n)", "seed"),
+    ("from random import *", "seed"),
+    ("import numpy as np", "np.random.seed"),
+    ("import numpy.random as npr", "npr.seed"),
+    ("from numpy import random as npr", "npr.seed"),
+    ("from numpy import (random as  # an alias\n    npr)", "npr.seed"),
+    ("from numpy import random", "random.seed"),
+    ("import numpy as np", "np.random.mtrand.seed"),
+    ("from numpy.random import seed as npseed", "npseed"),
+    ("import numpy as np\nnpr = np.random\nalias = npr", "alias.seed"),
+]
+CUDA_SPELLINGS = [
+    ("", "torch.cuda.manual_seed"),
+    ("", "torch.cuda.manual_seed_all"),
+    ("", "torch.cuda.random.manual_seed"),
+    ("from torch import cuda", "cuda.manual_seed"),
+    ("from torch import cuda as c", "c.manual_seed_all"),
+    ("import torch.cuda as tc", "tc.manual_seed"),
+    ("c = torch.cuda", "c.manual_seed"),
+    ("from torch.cuda import manual_seed_all as seed_all_devices", "seed_all_devices"),
+    ("from torch.cuda import *", "manual_seed"),
+]
+GRAPH_SPELLINGS = [
+    ("", "torch.cuda.graph"),
+    ("", "torch.xpu.graph"),
+    ("", "torch.cuda.graphs.graph"),
+    ("from torch.cuda import graph", "graph"),
+    ("from torch.cuda import graph as capture", "capture"),
+    ("from torch import cuda", "cuda.graph"),
+    ("from torch import cuda as c", "c.graph"),
+    ("tc = torch.cuda", "tc.graph"),
+    ("tc = torch.cuda if torch.cuda.is_available() else torch.xpu", "tc.graph"),
+    ("from torch.cuda import *", "graph"),
+]
+
+
+def codes(program: str, prefilter: bool = True) -> list[str]:
+    return [f.code for f in analyze_text(program, "t.py", SETTINGS, prefilter=prefilter).findings]
+
+
+def passes(program: str, code: str) -> bool:
+    return code in {rule.code for rule in ruleset(SETTINGS).firing(program.encode())}
+
+
+@pytest.mark.parametrize(("prelude", "call"), RANDOM_SPELLINGS)
+def test_random_and_numpy_seeding_spellings(prelude: str, call: str) -> None:
+    program = f"import torch\n{prelude}\n{call}(0)\n"
+    assert codes(program, prefilter=False) == ["RNG004"], program
+    assert passes(program, "RNG004"), program
+    assert codes(program) == ["RNG004"]
+
+
+@pytest.mark.parametrize(("prelude", "call"), CUDA_SPELLINGS)
+def test_cuda_seeding_spellings(prelude: str, call: str) -> None:
+    program = f"import torch\n{prelude}\n\ndef main():\n    {call}(0)\n"
+    assert codes(program, prefilter=False) == ["RNG004"], program
+    assert passes(program, "RNG004"), program
+    assert codes(program) == ["RNG004"]
+
+
+@pytest.mark.parametrize(("prelude", "context"), GRAPH_SPELLINGS)
+def test_graph_capture_spellings(prelude: str, context: str) -> None:
+    program = (
+        f"import torch\n{prelude}\n\ndef capture(g):\n"
+        f"    with {context}(g):\n        torch.manual_seed(0)\n"
+    )
+    assert codes(program, prefilter=False) == ["RNG003"], program
+    assert passes(program, "RNG003"), program
+    assert codes(program) == ["RNG003"]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        # Attributes that look like seeding but cannot resolve to a module's function.
+        "import torch\nimport random\n\nclass A:\n    def f(self):\n        self.seed(0)\n",
+        "import torch\nimport random\n\ndef f(a):\n    torch.Generator().manual_seed(a.seed)\n",
+        "import torch\nimport numpy as np\n\ng = torch.Generator(device='cpu')\ng.seed()\n",
+        "import torch\nimport random\nrng = random.Random(0)\nrng.seed(1)\n",
+        "import torch\nimport random\nargs = parse()\nargs.seed\n",
+        "import torch\nimport random\nx = self.fx\nx.graph(1)\n# seed\n",
+        # The words in a comment only.
+        "import torch\nimport random  # seed\nrandom.random()\n",
+    ],
+)
+def test_ruled_out_programs_have_no_finding(program: str) -> None:
+    assert not passes(program, "RNG004") and not passes(program, "RNG003"), program
+    assert codes(program, prefilter=False) == []
+
+
+def test_combined_spellings_exhaustively() -> None:
+    """Every import spelling with every layout of the call, with and without the filter."""
+    layouts = ["{call}(0)", "x = {call}(0)", "if True:\n    {call}(0)", "({call})(0)"]
+    for (prelude, call), layout in itertools.product(RANDOM_SPELLINGS, layouts):
+        program = f"import torch\n{prelude}\n{layout.format(call=call)}\n"
+        expected = codes(program, prefilter=False)
+        assert codes(program) == expected, program
+        if expected:
+            assert passes(program, "RNG004"), program
+
+
+def test_a_file_full_of_attributes_is_not_scanned_forever() -> None:
+    lines = "".join(f"x{i} = f()\nx{i}.seed(0)\n" for i in range(2000))
+    program = "import torch\nimport random\n" + lines
+    assert text._BUDGET < 2000
+    assert passes(program, "RNG004")  # past the budget the scan says "may"
+    assert codes(program) == codes(program, prefilter=False) == []
+
+
+def test_module_spellings_follow_the_canonical_names() -> None:
+    from seedlint.analysis.names import module_spellings
+
+    assert module_spellings("numpy.random") == {"random", "mtrand"}
+    assert {"cuda", "random", "graphs"} <= module_spellings("torch.cuda")
