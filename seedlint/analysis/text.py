@@ -277,8 +277,8 @@ def imports_any(raw: bytes, names: Iterable[str]) -> bool:
     return any(b"*" in listed or pattern.search(listed) for listed in _import_lists(raw))
 
 
-# How many `.attr` occurrences a file may need looked at before the scan gives up (and says
-# "may"): every look is cheap, but a generated file can hold thousands.
+# How many closer looks (a new name, a parenthesised base) a file may need before the scan
+# gives up and says "may": each look is cheap, but a generated file can need thousands.
 _BUDGET = 256
 
 
@@ -289,13 +289,14 @@ def may_reach(raw: bytes, attrs: frozenset[str], modules: frozenset[str]) -> boo
     checked: dict[bytes, bool] = {}
     budget = _BUDGET
     for match in _attribute_pattern(attrs).finditer(raw):
-        budget -= 1
-        if budget < 0:
-            return True  # a file made of such attributes is parsed rather than scanned on
         found = _base_before(raw, match.start())
         if found is None:
             return True
         base, is_attribute = found
+        if base == b")" or (base and not is_attribute and base not in checked):
+            budget -= 1
+            if budget < 0:
+                return True  # a file made of such attributes is parsed rather than scanned on
         if base == b")":
             # `f(...).seed` is an attribute of a call's result: never resolved.
             if _call_before(raw, _close_before(raw, match.start())):
