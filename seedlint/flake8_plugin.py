@@ -24,7 +24,7 @@ from typing import Any, Optional
 from seedlint import __version__
 from seedlint.config import ConfigError, Settings, SettingsResolver
 from seedlint.rules.rng000_invalid_file import INTERNAL_ERROR
-from seedlint.runner import analyze_text, ruleset
+from seedlint.runner import analyze_text, collector_paused, released, ruleset
 
 # flake8 reads stdin under one of these names unless --stdin-display-name gives a real one.
 _STDIN_NAMES = frozenset({"-", "stdin", "<stdin>"})
@@ -85,7 +85,10 @@ class SeedlintChecker:
             return  # cannot have a finding: nothing else is done for this file
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
-            analysis = analyze_text(text, self.filename, settings, tree=tree, suppress=False)
+            with collector_paused():  # as in the CLI: flake8's heap is large
+                findings = released(
+                    analyze_text(text, self.filename, settings, tree=tree, suppress=False)
+                )
         except Exception as error:  # a bug in seedlint: one finding, flake8 goes on
             message = (
                 f"RNG000 {INTERNAL_ERROR}: {type(error).__name__}: {error} "
@@ -93,6 +96,6 @@ class SeedlintChecker:
             )
             yield 1, 0, message, type(self)
             return
-        for finding in analysis.findings:
+        for finding in findings:
             # flake8: row 1-based, column 0-based (it prints column + 1), in characters.
             yield finding.row, finding.col, f"{finding.code} {finding.message}", type(self)

@@ -8,6 +8,7 @@ file's RNG000 finding; the run goes on.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import gc
 import hashlib
@@ -58,13 +59,15 @@ class RuleSet:
         )
         return cls(rules, triggers, enabled, options, encoded)
 
-    def may_fire(self, raw: bytes) -> bool:
+    def may_fire(self, raw: bytes, notebook: bool = False) -> bool:
         """Whether some selected rule may fire on the bytes: it finds each of its word groups
         (each word is looked for once, however many rules share it), and its second stage
-        (:meth:`Rule.may_fire`) does not rule the file out."""
-        return any(self.firing(raw))
+        (:meth:`Rule.may_fire`) does not rule the file out. A notebook's bytes are JSON, whose
+        strings split the code at every line: only the words are looked for there (the second
+        stage runs on the cells' code, in :func:`analyze_text`)."""
+        return any(self.firing(raw, notebook))
 
-    def firing(self, raw: bytes) -> Iterator[Rule]:
+    def firing(self, raw: bytes, notebook: bool = False) -> Iterator[Rule]:
         """The selected rules that pass the pre-filter on the bytes, lazily."""
         seen: dict[bytes, bool] = {}
 
@@ -75,8 +78,8 @@ class RuleSet:
             return found
 
         for rule, groups in zip(self.rules, self.any_words):
-            if all(any(has(word) for word in group) for group in groups) and rule.may_fire(
-                raw, self.options
+            if all(any(has(word) for word in group) for group in groups) and (
+                notebook or rule.may_fire(raw, self.options)
             ):
                 yield rule
 
@@ -210,7 +213,7 @@ def analyze_bytes(raw: bytes, display: str, settings: Settings) -> Analysis:
     """The whole pipeline for one file's bytes; never raises."""
     try:
         rules = ruleset(settings)
-        if not rules.may_fire(raw):
+        if not rules.may_fire(raw, notebook=display.endswith(".ipynb")):
             return Analysis([])
         if display.endswith(".ipynb"):
             from seedlint.notebook import analyze_notebook
@@ -245,16 +248,27 @@ def findings_of(raw: bytes, display: str, settings: Settings) -> list[Finding]:
     built included (a third of the whole check's time). The facts are released afterwards,
     which breaks their only reference cycles, so the tree is freed at once all the same.
     """
+    with collector_paused():
+        return released(analyze_bytes(raw, display, settings))
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block (see :func:`findings_of`)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        analysis = analyze_bytes(raw, display, settings)
-        if analysis.facts is not None:
-            analysis.facts.release()
-        return analysis.findings
+        yield
     finally:
         if enabled:
             gc.enable()
+
+
+def released(analysis: Analysis) -> list[Finding]:
+    """The analysis's findings, its facts released (their cycles broken)."""
+    if analysis.facts is not None:
+        analysis.facts.release()
+    return analysis.findings
 
 
 def _position(raw: bytes, offset: int) -> tuple[int, int]:
@@ -493,7 +507,7 @@ def _check_entry(entry: FileEntry, cache: Optional[Cache]) -> FileResult:
         return FileResult(
             [invalid(entry.display, READ_ERROR, problem or "cannot read")], None, False
         )
-    if not ruleset(entry.settings).may_fire(raw):
+    if not ruleset(entry.settings).may_fire(raw, notebook=entry.display.endswith(".ipynb")):
         return FileResult([], None, True)  # cannot have a finding: not parsed, not hashed
     content = digest(raw)
     if cache is not None:
@@ -582,7 +596,7 @@ def read_candidates(entries: Sequence[FileEntry]) -> tuple[list[Job], list[Findi
         if raw is None:
             if "RNG000" in entry.settings.enabled_codes():
                 errors.append(invalid(entry.display, READ_ERROR, problem or "cannot read"))
-        elif ruleset(entry.settings).may_fire(raw):
+        elif ruleset(entry.settings).may_fire(raw, notebook=entry.display.endswith(".ipynb")):
             jobs.append(Job(entry.path, entry.display, entry.settings, raw))
     return jobs, errors
 
@@ -592,7 +606,7 @@ def check_jobs(jobs: Iterable[Job], processes: int, cache: Optional[Cache]) -> l
     findings: list[Finding] = []
     pending: list[Job] = []
     for job in jobs:
-        if not ruleset(job.settings).may_fire(job.raw):
+        if not ruleset(job.settings).may_fire(job.raw, notebook=job.display.endswith(".ipynb")):
             continue  # cannot have a finding: not parsed, not hashed, not cached
         if cache is not None:
             job.digest = digest(job.raw)

@@ -75,6 +75,21 @@ def test_nothing_to_report() -> None:
     assert check("clean.ipynb") == []
 
 
+@pytest.mark.parametrize(
+    ("cell", "row"),
+    [
+        # The expression goes over two lines, so over two JSON strings of the source list: the
+        # pre-filter's closer look reads the cells' code, not the JSON around it.
+        (["import torch\n", "import random\n", "x = (random\n", "     .seed(0))\n"], 3),
+        (["import torch\n", "import random as r\n", "rnd = r\n", "rnd.seed(0)\n"], 4),
+    ],
+)
+def test_the_pre_filter_reads_the_code_of_the_cells(cell: list[str], row: int) -> None:
+    raw = make_notebook([("code", cell)])
+    findings = analyze_bytes(raw, "nb.ipynb", Settings()).findings
+    assert [(f.code, f.cell, f.row) for f in findings] == [("RNG004", 1, row)]
+
+
 def test_invalid_json_is_one_syntax_error() -> None:
     (finding,) = check("invalid.ipynb")
     assert (finding.code, finding.name) == ("RNG000", "syntax-error")

@@ -30,8 +30,10 @@ Reports a file that seedlint could not check, with the reason and position:
 The rest of the run goes on: every other file is still checked. A folder named like a
 source file (`x.py`) is walked like any folder.
 
-seedlint decodes and parses only the files that contain a name one of the selected rules can fire
-on (`DataLoader`, `seed`, a capture region, ...). A file without any of them cannot have a
+seedlint decodes and parses only the files that one of the selected rules could fire on: files
+that contain the rule's names (`DataLoader`, `seed`, a capture region, ...) and, for RNG003 and
+RNG004, an expression that could mean `torch.cuda.graph` or a `random`, `numpy.random` or
+`torch.cuda` seeding function (`self.seed(...)` cannot). A file ruled out cannot have a
 finding, so a syntax or encoding error in it is not reported: that is the Python compiler's (or
 ruff's) job. A file that cannot be read at all is always reported.
 
