@@ -90,6 +90,8 @@ def _name_may_denote(raw: bytes, name: bytes, modules: frozenset[str], seen: set
         start = match.start()
         if start and (_is_word(raw[start - 1]) or raw[start - 1] == ord(".")):
             continue  # part of a longer name, or an attribute
+        if b'"' in match.group(0) or b"'" in match.group(0):
+            return True  # `name: "a=b" = ...`: the `=` found may be in the annotation
         if _value_may_denote(raw, match.end(), modules, seen):
             return True
     return False
@@ -107,8 +109,8 @@ def _value_may_denote(raw: bytes, position: int, modules: frozenset[str], seen: 
     assert rhs is not None
     value = rhs.group(1)
     following = raw[rhs.end() : rhs.end() + 1]
-    if following == b"\\":
-        return True  # `name = \`: not read here
+    if following == b"\\" or following[:1] >= b"\x80":
+        return True  # `name = \`, a non-ASCII name: not read here
     if following == b"(" and not value.strip():
         inner = _parenthesized(raw, rhs.end())
         return inner is None or _expression_may_denote(raw, inner, True, modules, seen)
@@ -120,8 +122,8 @@ def _expression_may_denote(
 ) -> bool:
     """``value``: the text of an expression (``complete``) or of its start, up to the first
     character that cannot be part of a dotted name or of ``a if c else b``."""
-    if b":=" in value:
-        return True  # `(x := m)`: not read here
+    if b":=" in value or any(char >= 0x80 for char in value):
+        return True  # `(x := m)`, a non-ASCII name: not read here
     conditional = _IF.search(value)
     if conditional is not None:
         if _expression_may_denote(raw, value[: conditional.start()], True, modules, seen):
