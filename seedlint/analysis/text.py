@@ -90,8 +90,9 @@ def _name_may_denote(raw: bytes, name: bytes, modules: frozenset[str], seen: set
         start = match.start()
         if start and (_is_word(raw[start - 1]) or raw[start - 1] == ord(".")):
             continue  # part of a longer name, or an attribute
-        if b'"' in match.group(0) or b"'" in match.group(0):
-            return True  # `name: "a=b" = ...`: the `=` found may be in the annotation
+        found = match.group(0)
+        if found.count(b'"') % 2 or found.count(b"'") % 2:
+            return True  # `name: "a=b" = ...`: the `=` found is in a string of the annotation
         if _value_may_denote(raw, match.end(), modules, seen):
             return True
     return False
