@@ -41,7 +41,6 @@ class RuleSet:
     """The selected rules for one settings object, with their pre-filter words."""
 
     rules: list[Rule]
-    triggers: list[tuple[tuple[str, ...], ...]]
     enabled: frozenset[str]
     options: AnalysisOptions = field(default_factory=AnalysisOptions)
     # Each rule's trigger groups, encoded: a file that misses a group of every rule cannot
@@ -53,22 +52,23 @@ class RuleSet:
         enabled = settings.enabled_codes()
         options = settings.analysis
         rules = [rule() for rule in RULES if rule.code in enabled and rule.code != "RNG000"]
-        triggers = [tuple(_essential(group) for group in rule.triggers(options)) for rule in rules]
         encoded = tuple(
-            tuple(tuple(word.encode() for word in group) for group in groups) for groups in triggers
+            tuple(tuple(word.encode() for word in _essential(group)) for group in groups)
+            for groups in (rule.triggers(options) for rule in rules)
         )
-        return cls(rules, triggers, enabled, options, encoded)
+        return cls(rules, enabled, options, encoded)
 
-    def may_fire(self, raw: bytes, notebook: bool = False) -> bool:
-        """Whether some selected rule may fire on the bytes: it finds each of its word groups
-        (each word is looked for once, however many rules share it), and its second stage
-        (:meth:`Rule.may_fire`) does not rule the file out. A notebook's bytes are JSON, whose
-        strings split the code at every line: only the words are looked for there (the second
-        stage runs on the cells' code, in :func:`analyze_text`)."""
-        return any(self.firing(raw, notebook))
+    def may_fire(self, raw: bytes, display: str = "") -> bool:
+        """Whether some selected rule may fire on the bytes of the file ``display``: it finds
+        each of its word groups (each word is looked for once, however many rules share it),
+        and its second stage (:meth:`Rule.may_fire`) does not rule the file out. A notebook's
+        bytes are JSON, whose strings split the code at every line: only the words are looked
+        for there (the second stage runs on the cells' code, in :func:`analyze_text`)."""
+        return any(self.firing(raw, display))
 
-    def firing(self, raw: bytes, notebook: bool = False) -> Iterator[Rule]:
+    def firing(self, raw: bytes, display: str = "") -> Iterator[Rule]:
         """The selected rules that pass the pre-filter on the bytes, lazily."""
+        notebook = display.endswith(".ipynb")
         seen: dict[bytes, bool] = {}
 
         def has(word: bytes) -> bool:
@@ -213,7 +213,7 @@ def analyze_bytes(raw: bytes, display: str, settings: Settings) -> Analysis:
     """The whole pipeline for one file's bytes; never raises."""
     try:
         rules = ruleset(settings)
-        if not rules.may_fire(raw, notebook=display.endswith(".ipynb")):
+        if not rules.may_fire(raw, display):
             return Analysis([])
         if display.endswith(".ipynb"):
             from seedlint.notebook import analyze_notebook
@@ -507,7 +507,7 @@ def _check_entry(entry: FileEntry, cache: Optional[Cache]) -> FileResult:
         return FileResult(
             [invalid(entry.display, READ_ERROR, problem or "cannot read")], None, False
         )
-    if not ruleset(entry.settings).may_fire(raw, notebook=entry.display.endswith(".ipynb")):
+    if not ruleset(entry.settings).may_fire(raw, entry.display):
         return FileResult([], None, True)  # cannot have a finding: not parsed, not hashed
     content = digest(raw)
     if cache is not None:
@@ -596,7 +596,7 @@ def read_candidates(entries: Sequence[FileEntry]) -> tuple[list[Job], list[Findi
         if raw is None:
             if "RNG000" in entry.settings.enabled_codes():
                 errors.append(invalid(entry.display, READ_ERROR, problem or "cannot read"))
-        elif ruleset(entry.settings).may_fire(raw, notebook=entry.display.endswith(".ipynb")):
+        elif ruleset(entry.settings).may_fire(raw, entry.display):
             jobs.append(Job(entry.path, entry.display, entry.settings, raw))
     return jobs, errors
 
@@ -606,7 +606,7 @@ def check_jobs(jobs: Iterable[Job], processes: int, cache: Optional[Cache]) -> l
     findings: list[Finding] = []
     pending: list[Job] = []
     for job in jobs:
-        if not ruleset(job.settings).may_fire(job.raw, notebook=job.display.endswith(".ipynb")):
+        if not ruleset(job.settings).may_fire(job.raw, job.display):
             continue  # cannot have a finding: not parsed, not hashed, not cached
         if cache is not None:
             job.digest = digest(job.raw)

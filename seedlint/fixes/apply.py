@@ -263,11 +263,7 @@ def _fix_index(index: int) -> _FileResult:
 def fix_jobs(jobs: Sequence[Job], args: argparse.Namespace, processes: int) -> FixOutcome:
     """Fix every job's file: write it (or, with ``--diff``, print what would change)."""
     outcome = FixOutcome()
-    checkable = [
-        job
-        for job in jobs
-        if ruleset(job.settings).may_fire(job.raw, notebook=job.display.endswith(".ipynb"))
-    ]
+    checkable = [job for job in jobs if ruleset(job.settings).may_fire(job.raw, job.display)]
     pending: list[Job] = []
     for job, findings in zip(checkable, analyze_jobs(checkable, processes)):
         if any(applies(f, job.settings.unsafe_fixes) for f in findings):
