@@ -24,8 +24,9 @@ import sys
 from pathlib import Path
 
 from seedlint.config import Settings
-from seedlint.runner import analyze_text, findings_of, ruleset
-from seedlint.source import DecodeError, Source
+from seedlint.documents import DecodeError, Source
+from seedlint.engine.check import check_text, findings_of
+from seedlint.engine.selection import selection
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = Settings()
@@ -35,13 +36,15 @@ Key = tuple[str, str, int, int, str]
 def check(path: str) -> tuple[list[Key], list[Key], bool]:
     """The findings with the pre-filter, with every rule, and whether the filter let it in."""
     raw = Path(path).read_bytes()
-    filtered = [(f.code, path, f.row, f.col, f.message) for f in findings_of(raw, path, SETTINGS)]
+    filtered = [
+        (f.code, path, f.row, f.col, f.message) for f in findings_of(raw, path, SETTINGS).findings
+    ]
     try:
         source = Source.decode(raw)
     except DecodeError as error:
         return filtered, [("RNG000", path, 1, 0, str(error))], False
-    every = analyze_text(source.text, path, SETTINGS, source, prefilter=False).findings
-    parsed = ruleset(SETTINGS).may_fire(raw)
+    every = check_text(source.text, path, SETTINGS, source, prefilter=False).findings
+    parsed = selection(SETTINGS).may_fire(raw)
     return filtered, [(f.code, path, f.row, f.col, f.message) for f in every], parsed
 
 

@@ -14,26 +14,19 @@ from seedlint import __version__, report
 from seedlint.config import (
     OUTPUT_FORMATS,
     ConfigError,
+    Settings,
     SettingsResolver,
-    expand,
     parse_per_file_ignores,
 )
-from seedlint.diagnostics import Finding
-from seedlint.discovery import discover, is_excluded
+from seedlint.core import Finding, FixAvailability
+from seedlint.documents import DecodeError, Source
+from seedlint.engine.check import invalid
+from seedlint.engine.selection import check_selectors, selection
 from seedlint.rules import BY_CODE, RULES
-from seedlint.rules.rng000_invalid_file import READ_ERROR
-from seedlint.runner import (
-    Cache,
-    FileEntry,
-    Job,
-    check_files,
-    check_jobs,
-    default_jobs,
-    invalid,
-    read_candidates,
-    read_file,
-)
-from seedlint.source import DecodeError, Source
+from seedlint.run.cache import Cache
+from seedlint.run.discovery import discover, is_excluded
+from seedlint.run.files import FileTask, attach_edits, check_files, fix_files, read_file
+from seedlint.run.pool import default_jobs
 
 SUBCOMMANDS = ("check", "rule", "rules", "clean")
 
@@ -166,7 +159,11 @@ def _rule(args: argparse.Namespace) -> int:
                 "code": r.code,
                 "name": r.name,
                 "summary": r.summary,
-                "fix": f"Fix is {r.fix_availability} available." if r.fix_availability else None,
+                "fix": (
+                    f"Fix is {r.fix_availability.value} available."
+                    if r.fix_availability is not FixAvailability.NONE
+                    else None
+                ),
                 "explanation": r.documentation(),
             }
             for r in chosen
@@ -179,7 +176,7 @@ def _rule(args: argparse.Namespace) -> int:
 
 def _rules() -> int:
     for rule in RULES:
-        fixable = "fixable" if rule.fix_availability else "-"
+        fixable = "fixable" if rule.fix_availability is not FixAvailability.NONE else "-"
         print(f"{rule.code}  {rule.name:<40} {fixable}")
     return 0
 
@@ -205,7 +202,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     for name in ("select", "extend_select", "ignore", "extend_ignore", "fixable", "unfixable"):
         value = getattr(args, name)
         if value is not None:
-            expand(tuple(value), name.replace("_", "-"))
+            check_selectors(tuple(value), name.replace("_", "-"))
             overrides[name] = tuple(value)
     for name in ("exclude", "extend_exclude"):
         if getattr(args, name) is not None:
@@ -214,12 +211,16 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
     if args.per_file_ignores:
-        overrides["per_file_ignores"] = parse_per_file_ignores(args.per_file_ignores)
+        overrides["per_file_ignores"] = parse_per_file_ignores(
+            args.per_file_ignores, check_selectors
+        )
     return overrides
 
 
 def _check(args: argparse.Namespace) -> int:
-    resolver = SettingsResolver(_overrides(args), config=args.config, isolated=args.isolated)
+    resolver = SettingsResolver(
+        _overrides(args), config=args.config, isolated=args.isolated, check=check_selectors
+    )
     default = resolver.default()
     output_format = args.output_format or default.output_format or "full"
     fixing = bool(args.fix or args.fix_only or args.diff)
@@ -231,117 +232,85 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     processes = args.jobs or default_jobs()
 
-    if [str(p) for p in paths] == ["-"]:
-        return _check_stdin(args, resolver, output_format, fixing)
-
-    entries: list[FileEntry] = []
+    tasks: list[FileTask] = []
     findings: list[Finding] = []
-    for candidate in discover(paths, resolver):
-        display = os.path.normpath(str(candidate.path))
+    stdin = [str(p) for p in paths] == ["-"]
+    if stdin:
+        display = args.stdin_filename or "-"
+        settings = resolver.for_path(Path(display)) if args.stdin_filename else default
+        raw = sys.stdin.buffer.read()
+        if args.stdin_filename and settings.force_exclude and is_excluded(Path(display), settings):
+            if fixing and not args.diff:  # an excluded buffer comes back unchanged
+                sys.stdout.buffer.write(raw)
+                sys.stdout.flush()
+            return 0
+        tasks.append(FileTask(Path(display), display, settings, raw))
+    else:
+        for candidate in discover(paths, resolver):
+            display = os.path.normpath(str(candidate.path))
+            if args.show_files:
+                print(display)
+                continue
+            if candidate.problem is not None:
+                chosen = selection(candidate.settings)
+                findings.extend(invalid(display, f"cannot read: {candidate.problem}", chosen))
+                continue
+            tasks.append(FileTask(candidate.path, display, candidate.settings))
         if args.show_files:
-            print(display)
-            continue
-        if candidate.problem is not None:
-            if "RNG000" in candidate.settings.enabled_codes():
-                findings.append(invalid(display, READ_ERROR, f"cannot read: {candidate.problem}"))
-            continue
-        entries.append(FileEntry(candidate.path, display, candidate.settings))
-    if args.show_files:
-        return 0
+            return 0
 
-    fixed_count = 0
-    fixed_report: list[Finding] = []
+    fixed: list[Finding] = []
     fix_failed = False
+    files: dict[str, tuple[bytes, Settings]] = {}
     if fixing:
-        from seedlint.fixes.apply import fix_jobs
-
-        jobs, read_errors = read_candidates(entries)
-        findings.extend(read_errors)
-        outcome = fix_jobs(jobs, args, processes)
+        outcome = fix_files(tasks, processes, write=not args.diff and not stdin)
         for error in outcome.errors:
             print(f"seedlint: error: {error}", file=sys.stderr)
         fix_failed = bool(outcome.errors)
         findings.extend(outcome.remaining)
-        fixed_count = len(outcome.fixed)
-        fixed_report = outcome.fixed
+        fixed = outcome.fixed
         if args.diff:
             sys.stdout.write(outcome.diff)
             return 1 if outcome.diff or fix_failed else 0
-        sources = outcome.sources
+        if stdin:  # the fixed buffer on stdout, what is left on stderr
+            task = tasks[0]
+            sys.stdout.buffer.write(outcome.final.get(task.display, task.raw or b""))
+            sys.stdout.flush()
+            remaining = sorted(findings, key=lambda f: f.sort_key)
+            sys.stderr.write(report.FORMATS["concise"](remaining, None))
+            if args.exit_zero:
+                return 0
+            return 1 if remaining or fix_failed else 0
+        settings_of = {task.display: task.settings for task in tasks}
+        files = {p: (raw, settings_of[p]) for p, raw in outcome.final.items() if p in settings_of}
     else:
         cache = None
-        if not args.no_cache:
+        if not args.no_cache and not stdin:
             cache = Cache(args.cache_dir or Path(default.cache_dir or ".seedlint_cache"))
-        findings.extend(check_files(entries, processes, cache))
+        findings.extend(check_files(tasks, processes, cache))
         if cache is not None:
             cache.save()
-        sources = {}
         if output_format in ("json", "json-lines"):
-            flagged = {f.path for f in findings}
-            for entry in entries:
-                if entry.display in flagged:
-                    raw, _ = read_file(entry.path)
+            flagged = {f.path for f in findings if f.fix is not None}
+            for task in tasks:
+                if task.display in flagged:
+                    raw = task.raw if task.raw is not None else read_file(task.path)[0]
                     if raw is not None:
-                        sources[entry.display] = (raw, entry.settings)
+                        files[task.display] = (raw, task.settings)
     if output_format in ("json", "json-lines") and not args.fix_only:
-        from seedlint.fixes.apply import attach_edits
-
-        findings = attach_edits(findings, sources)
+        findings = attach_edits(findings, files)
 
     findings.sort(key=lambda f: f.sort_key)
-    _emit(args, findings, output_format, fixed_count, fixed_report)
+    sources = None
+    if stdin:
+        raw = tasks[0].raw or b""
+        sources = {tasks[0].display: _lines_of(raw)} if raw else {}
+    _emit(args, findings, output_format, len(fixed), fixed, sources)
     if args.exit_zero:
         return 0
-    if fixing and (fix_failed or (args.exit_non_zero_on_fix and fixed_count)):
+    if fixing and (fix_failed or (args.exit_non_zero_on_fix and fixed)):
         return 1
     if args.fix_only:
-        return 0
-    return 1 if findings else 0
-
-
-def _check_stdin(
-    args: argparse.Namespace, resolver: SettingsResolver, output_format: str, fixing: bool
-) -> int:
-    display = args.stdin_filename or "-"
-    settings = resolver.for_path(Path(display)) if args.stdin_filename else resolver.default()
-    raw = sys.stdin.buffer.read()
-    if args.stdin_filename and settings.force_exclude and is_excluded(Path(display), settings):
-        if fixing and not args.diff:  # an excluded buffer comes back unchanged
-            sys.stdout.buffer.write(raw)
-            sys.stdout.flush()
-        return 0
-    if fixing and not args.diff:
-        from seedlint.fixes.apply import fix_bytes
-
-        outcome = fix_bytes(raw, display, settings, settings.unsafe_fixes)
-        sys.stdout.buffer.write(outcome.new_raw)
-        sys.stdout.flush()
-        for error in outcome.errors:
-            print(f"seedlint: error: {error}", file=sys.stderr)
-        remaining = sorted(outcome.remaining, key=lambda f: f.sort_key)
-        text = report.FORMATS["concise"](remaining, None)
-        sys.stderr.write(text)
-        if args.exit_zero:
-            return 0
-        return 1 if remaining or outcome.errors else 0
-    job = Job(Path(display), display, settings, raw)
-    if fixing:
-        from seedlint.fixes.apply import fix_jobs
-
-        outcome_jobs = fix_jobs([job], args, 1)
-        for error in outcome_jobs.errors:
-            print(f"seedlint: error: {error}", file=sys.stderr)
-        sys.stdout.write(outcome_jobs.diff)
-        return 1 if outcome_jobs.diff or outcome_jobs.errors else 0
-    findings = check_jobs([job], 1, None)
-    if output_format in ("json", "json-lines"):
-        from seedlint.fixes.apply import attach_edits
-
-        findings = attach_edits(findings, {display: (raw, settings)})
-    findings.sort(key=lambda f: f.sort_key)
-    sources = {display: _lines_of(raw)} if raw else {}
-    _emit(args, findings, output_format, 0, [], sources)
-    if args.exit_zero:
         return 0
     return 1 if findings else 0
 

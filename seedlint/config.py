@@ -4,6 +4,10 @@
 The closest configuration file to each checked file wins (no implicit merging with parents);
 ``--config FILE`` applies one file to everything; ``--isolated`` ignores every file; options
 given on the command line override any file.
+
+Rule selectors are kept as written: this layer knows no rule. What they select is the engine's
+business (``seedlint.engine.selection``), which hands a validator to :class:`SettingsResolver`
+so that an unknown code is still reported as the configuration file is read.
 """
 
 from __future__ import annotations
@@ -11,14 +15,11 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Optional
-
-from seedlint.analysis.facts import AnalysisOptions
-from seedlint.rules import BY_CODE
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -88,29 +89,6 @@ class Settings:
     output_format: Optional[str] = None
     cache_dir: Optional[str] = None
 
-    @property
-    def analysis(self) -> AnalysisOptions:
-        return AnalysisOptions(self.dataloader_classes, self.capture_contexts, self.seed_functions)
-
-    def enabled_codes(self) -> frozenset[str]:
-        codes = expand(self.select, "select")
-        codes |= expand(self.extend_select, "extend-select")
-        codes -= expand((*self.ignore, *self.extend_ignore), "ignore")
-        return frozenset(codes)
-
-    def fixable_codes(self) -> frozenset[str]:
-        return frozenset(expand(self.fixable, "fixable") - expand(self.unfixable, "unfixable"))
-
-    def ignored_for(self, path: Path) -> frozenset[str]:
-        """Codes that ``per-file-ignores`` switches off for ``path``."""
-        ignored: set[str] = set()
-        for pattern, codes in self.per_file_ignores:
-            negated = pattern.startswith("!")
-            matched = path_matches(path, pattern.lstrip("!"), self.root)
-            if matched != negated:
-                ignored |= expand(codes, "per-file-ignores")
-        return frozenset(ignored)
-
     def fingerprint(self) -> str:
         """A digest of everything that changes findings (the cache key's settings part)."""
         cached: Optional[str] = self.__dict__.get("_fingerprint")
@@ -130,21 +108,12 @@ class Settings:
         return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def expand(selectors: tuple[str, ...], option: str) -> set[str]:
-    """Rule selectors (``ALL``, a prefix such as ``RNG`` or ``RNG00``, a code) to codes."""
-    codes: set[str] = set()
-    for raw in selectors:
-        selector = raw.strip().upper()
-        if not selector:
-            continue
-        if selector == "ALL":
-            codes |= set(BY_CODE)
-            continue
-        matched = {code for code in BY_CODE if code.startswith(selector)}
-        if not matched:
-            raise ConfigError(f"Unknown rule selector `{raw}` in `{option}`")
-        codes |= matched
-    return codes
+# Checks a tuple of rule selectors given for an option (raises ConfigError for an unknown one).
+SelectorCheck = Callable[[tuple[str, ...], str], None]
+
+
+def _no_check(selectors: tuple[str, ...], option: str) -> None:
+    return None
 
 
 _GLOB_CHARS = frozenset("*?[")
@@ -228,7 +197,9 @@ def _load_file(path: Path) -> Optional[dict[str, Any]]:
     return data
 
 
-def apply_table(settings: Settings, table: dict[str, Any], path: Path) -> Settings:
+def apply_table(
+    settings: Settings, table: dict[str, Any], path: Path, check: SelectorCheck = _no_check
+) -> Settings:
     """Validate a config table and apply it on top of ``settings``."""
     changes: dict[str, Any] = {}
     for key, value in table.items():
@@ -255,17 +226,19 @@ def apply_table(settings: Settings, table: dict[str, Any], path: Path) -> Settin
                 raise ConfigError(f"{where} must be one of {', '.join(OUTPUT_FORMATS)}")
             changes[attr] = value
         elif key == "per-file-ignores":
-            changes[attr] = _per_file_ignores(value, where)
+            changes[attr] = _per_file_ignores(value, where, check)
     for key in ("select", "extend-select", "ignore", "extend-ignore", "fixable", "unfixable"):
         if key in table:
             try:
-                expand(tuple(table[key]), key)
+                check(tuple(table[key]), key)
             except ConfigError as error:
                 raise ConfigError(f"{path}: {error}") from None
     return replace(settings, **changes)
 
 
-def _per_file_ignores(value: object, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _per_file_ignores(
+    value: object, where: str, check: SelectorCheck
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where} must be a table of glob = [codes]")
     result = []
@@ -273,14 +246,16 @@ def _per_file_ignores(value: object, where: str) -> tuple[tuple[str, tuple[str, 
         if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
             raise ConfigError(f"{where}: `{pattern}` must be a list of codes")
         try:
-            expand(tuple(codes), "per-file-ignores")
+            check(tuple(codes), "per-file-ignores")
         except ConfigError as error:
             raise ConfigError(f"{where}: {error}") from None
         result.append((pattern, tuple(codes)))
     return tuple(result)
 
 
-def parse_per_file_ignores(items: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def parse_per_file_ignores(
+    items: list[str], check: SelectorCheck = _no_check
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """``--per-file-ignores 'tests/*.py:RNG001,RNG002'`` entries."""
     result = []
     for item in items:
@@ -288,7 +263,7 @@ def parse_per_file_ignores(items: list[str]) -> tuple[tuple[str, tuple[str, ...]
         if not sep or not pattern:
             raise ConfigError(f"--per-file-ignores: expected PATTERN:CODES, got `{item}`")
         parsed = tuple(c for c in codes.split(",") if c.strip())
-        expand(parsed, "per-file-ignores")
+        check(parsed, "per-file-ignores")
         result.append((pattern, parsed))
     return tuple(result)
 
@@ -321,9 +296,11 @@ class SettingsResolver:
         overrides: dict[str, Any],
         config: Optional[Path] = None,
         isolated: bool = False,
+        check: SelectorCheck = _no_check,
     ) -> None:
         self.overrides = overrides
         self.isolated = isolated
+        self.check = check
         self._by_file: dict[Optional[Path], Settings] = {}
         self._by_dir: dict[Path, Settings] = {}
         self._found: dict[Path, Optional[Path]] = {}
@@ -343,7 +320,8 @@ class SettingsResolver:
             if not path.is_file():
                 raise ConfigError(f"{path}: configuration file not found")
             table = load_file(path) or {}
-            settings = apply_table(Settings(root=path.parent, config_file=path), table, path)
+            base = Settings(root=path.parent, config_file=path)
+            settings = apply_table(base, table, path, self.check)
         settings = self._finish(settings)
         self._by_file[path] = settings
         return settings
@@ -363,8 +341,3 @@ class SettingsResolver:
 
     def default(self) -> Settings:
         return self.fixed if self.fixed is not None else self.for_path(Path.cwd())
-
-
-def env_flag(name: str) -> Optional[str]:
-    value = os.environ.get(name)
-    return value if value else None

@@ -23,8 +23,8 @@ from typing import Any, Optional
 
 from seedlint import __version__
 from seedlint.config import ConfigError, Settings, SettingsResolver
-from seedlint.rules.rng000_invalid_file import INTERNAL_ERROR
-from seedlint.runner import analyze_text, collector_paused, released, ruleset
+from seedlint.engine.check import REPORT, check_text, collector_paused
+from seedlint.engine.selection import check_selectors, selection
 
 # flake8 reads stdin under one of these names unless --stdin-display-name gives a real one.
 _STDIN_NAMES = frozenset({"-", "stdin", "<stdin>"})
@@ -41,7 +41,7 @@ class _Context:
 
     def settings_for(self, filename: str) -> Settings:
         if self.resolver is None:
-            self.resolver = SettingsResolver({})
+            self.resolver = SettingsResolver({}, check=check_selectors)
         path = Path.cwd() if filename in _STDIN_NAMES else Path(filename)
         settings = self.resolver.for_path(path)  # one object per configuration file
         found = self.adapted.get(id(settings))
@@ -80,20 +80,16 @@ class SeedlintChecker:
             yield 1, 0, f"RNG000 invalid seedlint configuration: {error}", type(self)
             return
         text = "".join(self.lines)
-        # The runner's pre-filter (RuleSet.may_fire), on the text flake8 has already decoded.
-        if not ruleset(settings).may_fire(text.encode("utf-8", "surrogatepass")):
+        # The engine's pre-filter (Selection.may_fire), on the text flake8 has already decoded.
+        if not selection(settings).may_fire(text.encode("utf-8", "surrogatepass")):
             return  # cannot have a finding: nothing else is done for this file
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
             with collector_paused():  # as in the CLI: flake8's heap is large
-                findings = released(
-                    analyze_text(text, self.filename, settings, tree=tree, suppress=False)
-                )
+                checked = check_text(text, self.filename, settings, tree=tree, suppress=False)
+                findings = checked.release()
         except Exception as error:  # a bug in seedlint: one finding, flake8 goes on
-            message = (
-                f"RNG000 {INTERNAL_ERROR}: {type(error).__name__}: {error} "
-                "(please report this at the seedlint issue tracker, with the file if you can)"
-            )
+            message = f"RNG000 internal error: {type(error).__name__}: {error} {REPORT}"
             yield 1, 0, message, type(self)
             return
         for finding in findings:

@@ -30,8 +30,8 @@ import pytest
 from seedlint import cli
 from seedlint.analysis.facts import ModuleFacts
 from seedlint.config import Settings
+from seedlint.engine.selection import selection
 from seedlint.rules.base import Violation
-from seedlint.runner import ruleset
 from tests.support import run_seedlint
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bad_input"
@@ -169,7 +169,7 @@ def test_broken_fixture_is_one_rng000_line(
 
 def test_fixtures_pass_the_pre_filter() -> None:
     """Every bad fixture is decoded and parsed, not skipped by the pre-filter."""
-    rules = ruleset(Settings())
+    rules = selection(Settings())
     for path in FIXTURES.iterdir():
         if path.suffix in (".py", ".ipynb") and path.name not in ("empty.py",):
             assert rules.may_fire(path.read_bytes()), path.name
@@ -445,7 +445,7 @@ def test_folder_named_like_a_python_file(tmp_path: Path) -> None:
 
 def test_a_folder_read_as_a_file_is_one_line(tmp_path: Path) -> None:
     """If a file becomes a folder between the walk and the read, the read reports it."""
-    from seedlint.runner import read_file
+    from seedlint.run.files import read_file
 
     (tmp_path / "x.py").mkdir()
     assert read_file(tmp_path / "x.py") == (None, "cannot read: it is a folder")

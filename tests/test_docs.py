@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from seedlint.core import FixAvailability
 from seedlint.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,9 +27,9 @@ def test_rule_page_sections(rule: type) -> None:
     doc = rule.documentation()
     positions = [doc.index(section) for section in SECTIONS]
     assert positions == sorted(positions)
-    if rule.fix_availability:
+    if rule.fix_availability is not FixAvailability.NONE:
         assert "## Fix safety" in doc
-        assert "Use instead:" in doc
+        assert "Use instead (what `--fix` writes):" in doc
 
 
 @pytest.mark.parametrize("name", ["README.md", "docs/index.md"])

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from seedlint import cli
-from seedlint.fixes import apply
 from seedlint.fixes.write import write_fixed
+from seedlint.run import files as apply
 
 FIXABLE = '''"""Training module {index}."""
 import random

@@ -21,9 +21,9 @@ from typing import Optional
 import pytest
 
 from seedlint.config import Settings
-from seedlint.fixes.apply import applies, fix_raw, fix_text
+from seedlint.engine.check import check_bytes
+from seedlint.engine.fix import applies, fix_bytes, fix_text
 from seedlint.fixes.write import write_fixed
-from seedlint.runner import analyze_bytes
 from tests.support import run_seedlint
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,15 +104,15 @@ def test_fix_properties(case: str) -> None:
     settings = case_settings(case)
     before = (PAIRS / case / "before.py").read_bytes()
     after = (PAIRS / case / "after.py").read_bytes()
-    first = fix_raw(before, "subject.py", settings, settings.unsafe_fixes)
-    assert first.error is None and not first.warnings
+    first = fix_bytes(before, "subject.py", settings, settings.unsafe_fixes)
+    assert not first.errors
     assert first.new_raw == after
-    second = fix_raw(after, "subject.py", settings, settings.unsafe_fixes)
+    second = fix_bytes(after, "subject.py", settings, settings.unsafe_fixes)
     assert second.new_raw == after and not second.fixed
     compile(after, "subject.py", "exec", dont_inherit=True)
-    left = analyze_bytes(after, "subject.py", settings).findings
+    left = check_bytes(after, "subject.py", settings).findings
     assert not [f for f in left if applies(f, settings.unsafe_fixes)]
-    found = analyze_bytes(before, "subject.py", settings).findings
+    found = check_bytes(before, "subject.py", settings).findings
     assert len(left) == len(found) - len(first.fixed)
 
 
@@ -122,7 +122,7 @@ def test_every_fix_has_pairs() -> None:
     for case in CASES:
         settings = case_settings(case)
         raw = (PAIRS / case / "before.py").read_bytes()
-        fixed |= {f.code for f in fix_raw(raw, "x.py", settings, settings.unsafe_fixes).fixed}
+        fixed |= {f.code for f in fix_bytes(raw, "x.py", settings, settings.unsafe_fixes).fixed}
     assert fixed == expected
 
 
@@ -154,15 +154,11 @@ def test_a_fix_that_breaks_the_code_is_not_written(
     assert result.error is not None and "RNG001" in result.error
     assert [f.code for f in result.remaining] == ["RNG001"]
 
-    from argparse import Namespace
-
-    from seedlint.fixes.apply import fix_jobs
-    from seedlint.runner import Job
+    from seedlint.run.files import FileTask, fix_files
 
     path = tmp_path / "x.py"
     path.write_text(SHUFFLED)
-    job = Job(path, "x.py", Settings(root=tmp_path), SHUFFLED.encode())
-    outcome = fix_jobs([job], Namespace(diff=False), 1)
+    outcome = fix_files([FileTask(path, "x.py", Settings(root=tmp_path))], 1)
     assert path.read_text() == SHUFFLED
     assert any("RNG001" in error for error in outcome.errors)
     assert not outcome.fixed and [f.code for f in outcome.remaining] == ["RNG001"]
@@ -398,10 +394,10 @@ def test_json_edits_reproduce_each_fix() -> None:
     """Every fixture pair with one finding: its json edits give exactly what --fix writes."""
     for case in ("rng001_one_per_line", "rng004_unseeded_torch", "rng001_torch_shadowed"):
         before = (PAIRS / case / "before.py").read_text()
-        from seedlint.fixes.apply import attach_edits
+        from seedlint.run.files import attach_edits
 
         settings = Settings(root=PAIRS)
-        findings = analyze_bytes(before.encode(), "x.py", settings).findings
+        findings = check_bytes(before.encode(), "x.py", settings).findings
         assert len(findings) == 1
         [finding] = attach_edits(findings, {"x.py": (before.encode(), settings)})
         assert finding.fix is not None and finding.fix.edits

@@ -143,7 +143,7 @@ def test_a_file_without_trigger_words_costs_nothing(monkeypatch: pytest.MonkeyPa
     def fail(*args: object, **kwargs: object) -> object:
         raise AssertionError("analysed a file that cannot have a finding")
 
-    monkeypatch.setattr(flake8_plugin, "analyze_text", fail)
+    monkeypatch.setattr(flake8_plugin, "check_text", fail)
     text = "import os\n\nprint(os.getcwd())\n"
     checker = SeedlintChecker(ast.parse(text), "clean.py", text.splitlines(True))
     assert list(checker.run()) == []

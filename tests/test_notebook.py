@@ -13,15 +13,27 @@ from typing import Any
 
 import pytest
 
-from seedlint import notebook
 from seedlint.config import Settings
-from seedlint.diagnostics import Finding
-from seedlint.notebook import analyze_notebook, fix_notebook, mask_cell, render_source, unmask
-from seedlint.runner import analyze_bytes
+from seedlint.core import Finding
+from seedlint.documents import notebook
+from seedlint.documents.notebook import mask_cell, render_source, unmask
+from seedlint.engine.check import check_bytes
+from seedlint.engine.fix import fix_bytes
 from tests.fixtures_support import FIXTURES
 from tests.support import run_seedlint
 
 NOTEBOOKS = FIXTURES / "notebooks"
+
+
+def analyze_notebook(raw: bytes, display: str, settings: Settings) -> Any:
+    return check_bytes(raw, display, settings)
+
+
+def fix_notebook(
+    raw: bytes, display: str, settings: Settings, unsafe: bool
+) -> tuple[bytes, list[Any], list[Any]]:
+    result = fix_bytes(raw, display, settings, unsafe)
+    return result.new_raw, result.fixed, result.remaining
 
 
 def positions(findings: list[Finding]) -> list[tuple[str, int | None, int, int]]:
@@ -30,7 +42,7 @@ def positions(findings: list[Finding]) -> list[tuple[str, int | None, int, int]]
 
 def check(name: str, settings: Settings | None = None) -> list[Finding]:
     raw = (NOTEBOOKS / name).read_bytes()
-    return analyze_bytes(raw, name, settings or Settings(root=NOTEBOOKS)).findings
+    return check_bytes(raw, name, settings or Settings(root=NOTEBOOKS)).findings
 
 
 def seedlint(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -86,13 +98,13 @@ def test_nothing_to_report() -> None:
 )
 def test_the_pre_filter_reads_the_code_of_the_cells(cell: list[str], row: int) -> None:
     raw = make_notebook([("code", cell)])
-    findings = analyze_bytes(raw, "nb.ipynb", Settings()).findings
+    findings = check_bytes(raw, "nb.ipynb", Settings()).findings
     assert [(f.code, f.cell, f.row) for f in findings] == [("RNG004", 1, row)]
 
 
 def test_invalid_json_is_one_syntax_error() -> None:
     (finding,) = check("invalid.ipynb")
-    assert (finding.code, finding.name) == ("RNG000", "syntax-error")
+    assert (finding.code, finding.name) == ("RNG000", "invalid-file")
     assert finding.message.startswith("invalid notebook JSON: ")
     assert (finding.row, finding.col, finding.cell) == (4, 1, None)
 
@@ -112,7 +124,7 @@ def test_invalid_json_is_one_syntax_error() -> None:
     ],
 )
 def test_malformed_notebooks_are_one_rng000(raw: bytes, message: str) -> None:
-    (finding,) = analyze_bytes(raw, "bad.ipynb", Settings()).findings
+    (finding,) = check_bytes(raw, "bad.ipynb", Settings()).findings
     assert finding.code == "RNG000"
     assert finding.message.startswith(message)
 
@@ -125,15 +137,15 @@ def test_a_syntax_error_points_into_its_cell() -> None:
             ("code", ["DataLoader(x,\n", "y = (\n"]),
         ]
     )
-    (finding,) = analyze_bytes(raw, "nb.ipynb", Settings()).findings
-    assert (finding.code, finding.name, finding.cell) == ("RNG000", "syntax-error", 3)
+    (finding,) = check_bytes(raw, "nb.ipynb", Settings()).findings
+    assert (finding.code, finding.name, finding.cell) == ("RNG000", "invalid-file", 3)
 
 
 def test_a_notebook_in_another_language_is_skipped() -> None:
     cells = [("code", ["from torch.utils.data import DataLoader\n", "DataLoader(x, shuffle=True)"])]
-    assert len(analyze_bytes(make_notebook(cells), "py.ipynb", Settings()).findings) == 1
+    assert len(check_bytes(make_notebook(cells), "py.ipynb", Settings()).findings) == 1
     other = make_notebook(cells, language_info={"name": "R"})
-    assert analyze_bytes(other, "r.ipynb", Settings()).findings == []
+    assert check_bytes(other, "r.ipynb", Settings()).findings == []
 
 
 def test_empty_and_markdown_only_notebooks() -> None:
@@ -147,7 +159,7 @@ def test_compact_json_and_crlf_sources() -> None:
         ("code", ["from torch.utils.data import DataLoader\r\n"]),
         ("code", ["a = 1\r\n", "b = DataLoader(a, shuffle=True)"]),
     ]
-    findings = analyze_bytes(make_notebook(cells, indent=None), "c.ipynb", Settings()).findings
+    findings = check_bytes(make_notebook(cells, indent=None), "c.ipynb", Settings()).findings
     assert positions(findings) == [("RNG001", 2, 2, 5)]
 
 
@@ -241,18 +253,20 @@ def test_the_cache_keeps_cells(tmp_path: Path) -> None:
 
 
 # -- fixing: splitting and splicing, with a stand-in fixer -----------------------------------
-def fake_fix_text(text: str, display: str, settings: Settings, unsafe: bool) -> Any:
+def fake_fix_text(
+    text: str, display: str, settings: Settings, unsafe: bool, first: Any = None
+) -> Any:
     """Adds ``import torch`` at the top and a generator to each shuffling loader."""
     new = text.replace("shuffle=True)", "shuffle=True, generator=torch.Generator().manual_seed(0))")
     if new != text and "import torch\n" not in text:
         first, _, rest = new.partition("\n")
         new = f"{first}\nimport torch\n{rest}"
-    return SimpleNamespace(new_text=new, fixed=[], remaining=[], error=None)
+    return SimpleNamespace(new_text=new, fixed=[], remaining=[], error=None, warnings=[])
 
 
 @pytest.fixture
 def fake_fixer(monkeypatch: pytest.MonkeyPatch) -> None:
-    import seedlint.fixes.apply as apply
+    import seedlint.engine.fix as apply
 
     monkeypatch.setattr(apply, "fix_text", fake_fix_text, raising=False)
 
@@ -401,7 +415,7 @@ def test_real_fix_keeps_magics() -> None:
     assert after[4] == before[4] and after[6] == before[6]
     assert [f.cell for f in fixed] == [4, 6]
     assert remaining == []
-    assert analyze_bytes(new, "magics.ipynb", Settings()).findings == []
+    assert check_bytes(new, "magics.ipynb", Settings()).findings == []
 
 
 def test_cli_fix_writes_only_notebooks_that_change(tmp_path: Path) -> None:

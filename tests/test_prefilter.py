@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from seedlint.analysis import text
 from seedlint.config import Settings
-from seedlint.runner import analyze_text, ruleset
+from seedlint.engine.check import check_text
+from seedlint.engine.selection import selection
+from seedlint.prefilter import scan as text
 
 SETTINGS = Settings()
 
@@ -79,11 +80,11 @@ GRAPH_SPELLINGS = [
 
 
 def codes(program: str, prefilter: bool = True) -> list[str]:
-    return [f.code for f in analyze_text(program, "t.py", SETTINGS, prefilter=prefilter).findings]
+    return [f.code for f in check_text(program, "t.py", SETTINGS, prefilter=prefilter).findings]
 
 
 def passes(program: str, code: str) -> bool:
-    return code in {rule.code for rule in ruleset(SETTINGS).firing(program.encode())}
+    return code in {rule.code for rule in selection(SETTINGS).firing(program.encode())}
 
 
 @pytest.mark.parametrize(("prelude", "call"), RANDOM_SPELLINGS)

@@ -27,9 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from seedlint.config import Settings
-from seedlint.fixes.apply import applies, fix_text
-from seedlint.rules.rng000_invalid_file import INTERNAL_ERROR
-from seedlint.runner import analyze_bytes, analyze_text
+from seedlint.engine.check import check_bytes, check_text
+from seedlint.engine.fix import applies, fix_text
 
 SETTINGS = Settings()
 DISPLAY = "generated.py"
@@ -58,18 +57,18 @@ def assert_checks(text: str) -> None:
     """The check never raises and never fails inside seedlint."""
     STATS["programs checked"] += 1
     for findings in (
-        analyze_bytes(text.encode("utf-8"), DISPLAY, SETTINGS).findings,
-        analyze_text(text, DISPLAY, SETTINGS).findings,
+        check_bytes(text.encode("utf-8"), DISPLAY, SETTINGS).findings,
+        check_text(text, DISPLAY, SETTINGS).findings,
     ):
-        internal = [f for f in findings if f.name == INTERNAL_ERROR]
+        internal = [f for f in findings if f.message.startswith("internal error")]
         assert not internal, internal[0].message
     # The pre-filter never hides a finding: every rule run on the program finds the same.
-    every_rule = analyze_text(text, DISPLAY, SETTINGS, prefilter=False).findings
-    assert analyze_text(text, DISPLAY, SETTINGS).findings == every_rule
+    every_rule = check_text(text, DISPLAY, SETTINGS, prefilter=False).findings
+    assert check_text(text, DISPLAY, SETTINGS).findings == every_rule
 
 
 def fixable(text: str, unsafe: bool) -> list[str]:
-    findings = analyze_text(text, DISPLAY, SETTINGS).findings
+    findings = check_text(text, DISPLAY, SETTINGS).findings
     return [f"{f.code}:{f.row}" for f in findings if applies(f, unsafe)]
 
 

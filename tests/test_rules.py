@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from seedlint.engine.check import check_text
+from seedlint.engine.selection import selection
 from seedlint.rules import RULES
-from seedlint.runner import analyze_text, ruleset
 from tests.fixtures_support import FIXTURES, expected_findings, fixture_settings, rule_fixtures
 
 
@@ -15,7 +16,7 @@ from tests.fixtures_support import FIXTURES, expected_findings, fixture_settings
 def test_fixture_findings(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     settings = fixture_settings(text, FIXTURES)
-    analysis = analyze_text(text, str(path), settings)
+    analysis = check_text(text, str(path), settings)
     found = sorted((f.row, f.code) for f in analysis.findings)
     assert found == expected_findings(text)
 
@@ -26,10 +27,10 @@ def test_prefilter_never_hides_a_finding(path: Path) -> None:
     every rule whatever the pre-filter says finds exactly the same."""
     text = path.read_text(encoding="utf-8")
     settings = fixture_settings(text, FIXTURES)
-    firing = {rule.code for rule in ruleset(settings).firing(text.encode())}
-    analysis = analyze_text(text, str(path), settings)
+    firing = {rule.code for rule in selection(settings).firing(text.encode())}
+    analysis = check_text(text, str(path), settings)
     assert {f.code for f in analysis.findings} <= firing
-    assert analysis.findings == analyze_text(text, str(path), settings, prefilter=False).findings
+    assert analysis.findings == check_text(text, str(path), settings, prefilter=False).findings
 
 
 def test_every_rule_has_fixtures() -> None:

@@ -32,6 +32,22 @@ class Signature:
     def names(self) -> tuple[str, ...]:
         return self.positional + self.keyword_only
 
+    def argument(self, call: ast.Call, name: str, positions: bool = True) -> Optional[ast.expr]:
+        """The expression ``call`` passes explicitly for ``name``: its keyword, or (with
+        ``positions``) the positional argument at its place when no ``*args`` comes first."""
+        for keyword in call.keywords:
+            if keyword.arg == name:
+                return keyword.value
+        if not positions or name not in self.positional:
+            return None
+        index = self.positional.index(name)
+        for position, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return None
+            if position == index:
+                return arg
+        return None
+
 
 # torch.utils.data.DataLoader.__init__ in torch 2.13 (``self`` left out).
 DATALOADER = Signature(

@@ -36,17 +36,6 @@ from seedlint.analysis.seeding import (
 from seedlint.analysis.values import Value, ValueEvaluator
 
 DATALOADER_CLASSES: tuple[str, ...] = ("torch.utils.data.DataLoader",)
-ACCELERATE_PREPARE = frozenset(
-    {"accelerate.data_loader.prepare_data_loader", "accelerate.utils.prepare_data_loader"}
-)
-ACCELERATOR = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
-DATALOADER_CONFIGURATION = frozenset(
-    {
-        "accelerate.DataLoaderConfiguration",
-        "accelerate.utils.DataLoaderConfiguration",
-        "accelerate.utils.dataclasses.DataLoaderConfiguration",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -88,6 +77,12 @@ class LoaderCall:
         first = self.call.args[0] if self.call.args else None
         return None if isinstance(first, ast.Starred) else first
 
+    def argument(self, name: str) -> Optional[ast.expr]:
+        """The expression passed explicitly for the DataLoader parameter ``name`` (positions
+        count only where they are the DataLoader's: not for a subclass with its own
+        ``__init__``)."""
+        return DATALOADER.argument(self.call, name, positions=not self.custom_init)
+
 
 @dataclass(frozen=True)
 class SeedCall:
@@ -100,6 +95,7 @@ class SeedCall:
 class ModuleFacts:
     tree: ast.Module
     options: AnalysisOptions = field(default_factory=AnalysisOptions)
+    text: str = ""  # the source the tree was parsed from (fixes quote expressions from it)
 
     @cached_property
     def builder(self) -> ScopeBuilder:
@@ -165,66 +161,26 @@ class ModuleFacts:
             result.append(LoaderCall(call, scope, args, custom))
         return result
 
-    def reseeded_by_accelerate(self, loader: LoaderCall) -> bool:
-        """The loader is handed, in the same function, to Hugging Face accelerate with
-        ``use_seedable_sampler=True``, which replaces its RandomSampler by a
-        ``SeedableRandomSampler`` seeded from the run's seed and the epoch."""
-        if not self._uses_accelerate:
-            return False
-        names = {
-            name
-            for name, bindings in loader.scope.bindings.items()
-            for binding in bindings
-            if binding.kind == "assign" and binding.value is loader.call
-        }
-        if not names:
-            return False
-        scope = loader.scope
-        for call in self._calls_by_scope.get(id(scope), ()):
-            if not any(
-                isinstance(arg, ast.Name) and arg.id in names
-                for arg in [*call.args, *(k.value for k in call.keywords)]
-            ):
-                continue
-            if self.resolver.qualnames(
-                call.func, scope
-            ) & ACCELERATE_PREPARE and self._keyword_true(call, "use_seedable_sampler", scope):
-                return True
-            func = call.func
-            if isinstance(func, ast.Attribute) and func.attr == "prepare":
-                accelerator = self._call_to(func.value, scope, ACCELERATOR)
-                if accelerator is None:
-                    continue
-                for keyword in accelerator.keywords:
-                    if keyword.arg == "dataloader_config":
-                        config = self._call_to(keyword.value, scope, DATALOADER_CONFIGURATION)
-                        if config and self._keyword_true(config, "use_seedable_sampler", scope):
-                            return True
-        return False
-
     @cached_property
-    def _uses_accelerate(self) -> bool:
-        return self.resolver.imports_module("accelerate")
-
-    @cached_property
-    def _calls_by_scope(self) -> dict[int, list[ast.Call]]:
+    def calls_by_scope(self) -> dict[int, list[ast.Call]]:
         grouped: dict[int, list[ast.Call]] = {}
         for call, scope in self.builder.calls:
             grouped.setdefault(id(scope), []).append(call)
         return grouped
 
-    def _call_to(
+    def call_to(
         self, expr: ast.expr, scope: Scope, qualnames: frozenset[str]
     ) -> Optional[ast.Call]:
         """``expr`` if it calls one of ``qualnames``, or the call a name is bound to once."""
-        for node, node_scope in self._assigned_expressions(expr, scope) or ():
+        for node, node_scope in self.assigned_expressions(expr, scope) or ():
             if isinstance(node, ast.Call) and self.resolver.qualnames(node.func, node_scope) & (
                 qualnames
             ):
                 return node
         return None
 
-    def _keyword_true(self, call: ast.Call, name: str, scope: Scope) -> bool:
+    def keyword_true(self, call: ast.Call, name: str, scope: Scope) -> bool:
+        """``call`` passes ``name=`` a value that is ``True`` on every path."""
         for keyword in call.keywords:
             if keyword.arg == name:
                 value = self.values.evaluate(keyword.value, scope)
@@ -233,7 +189,7 @@ class ModuleFacts:
 
     def instance_classes(self, expr: ast.expr, scope: Scope) -> Optional[frozenset[Meaning]]:
         """The classes ``expr`` may be an instance of, when every path builds one by a call."""
-        value_nodes = self._assigned_expressions(expr, scope)
+        value_nodes = self.assigned_expressions(expr, scope)
         if value_nodes is None:
             return None
         classes: set[Meaning] = set()
@@ -246,7 +202,7 @@ class ModuleFacts:
             classes |= meanings
         return frozenset(classes)
 
-    def _assigned_expressions(
+    def assigned_expressions(
         self, expr: ast.expr, scope: Scope, depth: int = 0
     ) -> Optional[list[tuple[ast.expr, Scope]]]:
         if depth > 10:
@@ -259,14 +215,14 @@ class ModuleFacts:
             for binding in bindings:
                 if binding.kind != "assign" or binding.value is None:
                     return None
-                inner = self._assigned_expressions(binding.value, binding.scope, depth + 1)
+                inner = self.assigned_expressions(binding.value, binding.scope, depth + 1)
                 if inner is None:
                     return None
                 result.extend(inner)
             return result
         if isinstance(expr, ast.IfExp):
-            left = self._assigned_expressions(expr.body, scope, depth + 1)
-            right = self._assigned_expressions(expr.orelse, scope, depth + 1)
+            left = self.assigned_expressions(expr.body, scope, depth + 1)
+            right = self.assigned_expressions(expr.orelse, scope, depth + 1)
             return None if left is None or right is None else left + right
         return [(expr, scope)]
 

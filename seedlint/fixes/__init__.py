@@ -1,1 +1,1 @@
-"""Fixes: libcst codemods that seed what the rules find (see ``apply.py``)."""
+"""The libcst toolkit the rules' fixes share: the fix context, seeds, imports, layout, writes."""

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from seedlint.analysis.facts import ModuleFacts
 from seedlint.analysis.names import Scope
-from seedlint.config import Settings
+from seedlint.documents.source import Source
 from seedlint.fixes.imports import ImportNeed, Names
+from seedlint.fixes.options import FixOptions
 from seedlint.fixes.seeds import Position, find_seed
-from seedlint.source import Source
 
 Statement = Union[cst.BaseStatement, cst.BaseSmallStatement]
 
@@ -105,13 +105,13 @@ class FixContext:
         text: str,
         source: Source,
         facts: ModuleFacts,
-        settings: Settings,
+        options: FixOptions,
         module: Optional[cst.Module] = None,
     ) -> None:
         self.text = text
         self.source = source
         self.facts = facts
-        self.settings = settings
+        self.options = options
         self.module = module if module is not None else cst.parse_module(text)
         wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
         self.positions = wrapper.resolve(PositionProvider)
@@ -127,9 +127,6 @@ class FixContext:
         col = self.source.char_col(row, getattr(node, "col_offset", 0))
         end_col = self.source.char_col(end_row, getattr(node, "end_col_offset", None) or 0)
         return (row, col), (end_row, end_col)
-
-    def range(self, node: cst.CSTNode) -> CodeRange:
-        return self.positions[node]
 
     def node(
         self, node: ast.AST, kind: Union[type[cst.CSTNode], tuple[type[cst.CSTNode], ...]]
@@ -167,7 +164,7 @@ class FixContext:
     # -- what a fix writes ---------------------------------------------------------------------
     def seed(self, at: Position, scope: Scope) -> str:
         """The seed expression to write at ``at`` (an ``ast`` position) in ``scope``."""
-        return find_seed(self.facts, self.text, at, scope, self.settings.fix_seed)
+        return find_seed(self.facts, self.text, at, scope, self.options.fix_seed)
 
     def module_name(self, change: Change, qualname: str, scope: Scope, at: Position) -> str:
         """The name to write for module ``qualname`` at ``at``; ``change`` imports it if needed."""

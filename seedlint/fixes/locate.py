@@ -8,6 +8,7 @@ from typing import Optional
 
 from seedlint.analysis.calls import DATALOADER
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
+from seedlint.core import Applicability
 
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -93,11 +94,11 @@ def settable(facts: ModuleFacts, loader: LoaderCall, name: str) -> bool:
 
 
 def loader_argument_fix(
-    facts: ModuleFacts, node: ast.AST, argument: str, message: str
-) -> Optional[tuple[str, str]]:
-    """Fix availability for adding ``argument`` to a flagged DataLoader call: safe, or unsafe
-    for a subclass with an ``__init__`` of its own (it may not take the argument)."""
+    facts: ModuleFacts, node: ast.AST, argument: str
+) -> Optional[Applicability]:
+    """Whether a fix can add ``argument`` to a flagged DataLoader call: safe, or unsafe for a
+    subclass with an ``__init__`` of its own (it may not take the argument); None: no fix."""
     loader = loader_call(facts, node)
     if loader is None or not settable(facts, loader, argument):
         return None
-    return ("unsafe" if loader.custom_init else "safe"), message
+    return Applicability.UNSAFE if loader.custom_init else Applicability.SAFE

@@ -6,7 +6,7 @@ import difflib
 import re
 from bisect import bisect_right
 
-from seedlint.diagnostics import Edit
+from seedlint.core import Edit
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from seedlint import __version__
-from seedlint.diagnostics import Finding
+from seedlint.core import Applicability, Finding
 from seedlint.rules import BY_CODE
 
 DOCS_URL = "https://github.com/seedlint/seedlint/blob/main/docs/rules/{code}.md"
@@ -54,7 +54,7 @@ def full(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = 
             out.append(f"{pad} | {' ' * finding.col}{'^' * width}")
         if finding.fix is not None:
             out.append(f"  help: {finding.fix.message}")
-            if finding.fix.applicability == "unsafe":
+            if finding.fix.applicability is Applicability.UNSAFE:
                 out.append("  note: This is an unsafe fix and may change runtime behavior")
         out.append("")
     return "\n".join(out) + "\n" if out else ""
@@ -64,7 +64,7 @@ def _json_item(finding: Finding) -> dict[str, Any]:
     fix: Optional[dict[str, Any]] = None
     if finding.fix is not None:
         fix = {
-            "applicability": finding.fix.applicability,
+            "applicability": finding.fix.applicability.value,
             "message": finding.fix.message,
             "edits": [
                 {

@@ -6,17 +6,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
-from seedlint.rules.base import Rule, Violation
-
-SYNTAX_ERROR = "syntax-error"
-READ_ERROR = "read-error"
-INTERNAL_ERROR = "internal-error"
+from seedlint.core import Finding
+from seedlint.prefilter.words import WordGroups
+from seedlint.rules.base import Invalid, Rule, Valid, Violation
 
 
 class InvalidFile(Rule):
     code = "RNG000"
     name = "invalid-file"
     summary = "A file that cannot be read, decoded or parsed"
+    valid = (Valid("def train(model):\n    ...\n"),)
+    invalid = (Invalid("def train(:\n    ...\n"),)
     doc = """
 ## What it does
 Reports a file that seedlint could not check, with the reason and position:
@@ -40,23 +40,23 @@ ruff's) job. A file that cannot be read at all is always reported.
 ## Why is this bad?
 A file that is not checked may hide any of the other findings.
 
-## Example
-```python
-def train(:
-    ...
-```
-
-Use instead: code that parses with the Python that runs it.
-
 ## Options
-Select or ignore it like any rule (`--ignore RNG000`).
+Select or ignore it like any rule: `--ignore RNG000`, `per-file-ignores`, and a `# noqa: RNG000`
+on the line it points at (a file that cannot be decoded has no comment to read).
 
 ## References
 - ruff's `invalid-syntax` diagnostic, which this mirrors.
 """
 
-    def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
-        return ((),)  # never fires from detection: the runner reports it
+    def triggers(self, options: AnalysisOptions) -> WordGroups:
+        return ((),)  # never fires from detection: the engine reports it (see `finding`)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         return iter(())
+
+    @classmethod
+    def finding(cls, path: str, message: str, row: int = 1, col: int = 0) -> Finding:
+        """The finding for a file that could not be checked; the message says why (what kind
+        of :class:`~seedlint.core.Problem` it is shows in its first words)."""
+        row, col = max(row, 1), max(col, 0)
+        return Finding(cls.code, cls.name, message, path, row, col, row, col, noqa_rows=(row,))

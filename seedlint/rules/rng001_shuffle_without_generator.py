@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions, LoaderCall, ModuleFacts
+from seedlint.analysis.names import Scope
 from seedlint.analysis.values import OBJECT, Value, is_none_or_absent, is_truthy
-from seedlint.fixes.locate import loader_argument_fix, loader_call
-from seedlint.rules.base import Rule, Violation
+from seedlint.core import FixAvailability
+from seedlint.fixes.imports import Names
+from seedlint.fixes.locate import loader_argument_fix, loader_call, start
+from seedlint.fixes.seeds import find_seed
+from seedlint.prefilter.words import WordGroups, loader_words
+from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
+    from seedlint.fixes.options import FixOptions
 
 MESSAGE = (
     "DataLoader shuffles without a `generator`: its order is drawn from the global torch "
@@ -20,11 +28,20 @@ MESSAGE = (
 )
 
 
+@dataclass(frozen=True)
+class ShuffleWithoutGeneratorViolation(Violation):
+    node: ast.Call
+
+    @property
+    def message(self) -> str:
+        return MESSAGE
+
+
 class ShuffleWithoutGenerator(Rule):
     code = "RNG001"
     name = "dataloader-shuffle-without-generator"
     summary = "DataLoader shuffles from the global torch generator"
-    fix_availability = "sometimes"
+    fix_availability = FixAvailability.SOMETIMES
     doc = """
 ## What it does
 Checks for a torch `DataLoader` (or a subclass, or a class listed in `dataloader-classes`) whose
@@ -55,18 +72,6 @@ that looks unrelated then silently changes which batches the model sees. Without
 
 A `generator` of the loader's own, seeded from the run's seed, decouples the order (and the
 workers' `base_seed`) from everything else: the global generator is not touched at all.
-
-## Example
-```python
-loader = DataLoader(dataset, batch_size=32, shuffle=True)
-```
-
-Use instead:
-```python
-loader = DataLoader(
-    dataset, batch_size=32, shuffle=True, generator=torch.Generator().manual_seed(seed)
-)
-```
 
 A bare `torch.Generator()` is not enough: every fresh generator starts from the same fixed seed
 (67280421310721), so it ignores the run's seed.
@@ -102,8 +107,29 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
   `torch/utils/data/dataloader.py` (`_BaseDataLoaderIter.__init__`, the `base_seed` draw).
 """
 
-    def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
-        return (loader_triggers(options),)
+    valid = (
+        Valid(
+            "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+            "def make(dataset, seed):\n"
+            "    g = torch.Generator().manual_seed(seed)\n"
+            "    return DataLoader(dataset, shuffle=True, generator=g)\n"
+        ),
+        Valid("from torch.utils.data import DataLoader\n\nloader = DataLoader(range(8))\n"),
+    )
+    invalid = (
+        Invalid(
+            "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+            "def make(dataset, seed):\n"
+            "    return DataLoader(dataset, batch_size=32, shuffle=True)\n",
+            fixed="import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+            "def make(dataset, seed):\n"
+            "    return DataLoader(dataset, batch_size=32, shuffle=True, "
+            "generator=torch.Generator().manual_seed(seed))\n",
+        ),
+    )
+
+    def triggers(self, options: AnalysisOptions) -> WordGroups:
+        return (loader_words(options),)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         for loader in facts.dataloader_calls:
@@ -116,17 +142,23 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
                 continue
             if _iterable_dataset(facts, loader):
                 continue  # PyTorch raises for shuffle=True with an IterableDataset
-            if facts.reseeded_by_accelerate(loader):
+            if reseeded_by_accelerate(facts, loader):
                 continue  # accelerate swaps in a sampler seeded from the run's seed
-            yield Violation(loader.call, MESSAGE)
+            yield ShuffleWithoutGeneratorViolation(loader.call)
 
-    def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
-        return loader_argument_fix(facts, violation.node, "generator", FIX_MESSAGE)
+    def fix_info(
+        self, facts: ModuleFacts, violation: Violation, options: FixOptions
+    ) -> Optional[FixInfo]:
+        applicability = loader_argument_fix(facts, violation.node, "generator")
+        loader = loader_call(facts, violation.node)
+        if applicability is None or loader is None:
+            return None
+        value = _generator(facts, loader.scope, start(loader.call), options.fix_seed)
+        return FixInfo(applicability, f"Pass `generator={value}`")
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
         from seedlint.fixes.calls import set_loader_argument
         from seedlint.fixes.context import Change
-        from seedlint.fixes.locate import start
 
         loader = loader_call(ctx.facts, violation.node)
         if loader is None:
@@ -146,7 +178,11 @@ def _replaces_shuffling(value: Value) -> bool:
     return not value.may(lambda option: option is not OBJECT and not is_truthy(option))
 
 
-FIX_MESSAGE = "Pass `generator=torch.Generator().manual_seed(SEED)`"
+def _generator(facts: ModuleFacts, scope: Scope, at: tuple[int, int], fix_seed: int) -> str:
+    """The generator expression the fix writes (the title names it)."""
+    torch, _ = Names(facts).module("torch", scope, at, set())
+    seed = find_seed(facts, facts.text, at, scope, fix_seed)
+    return f"{torch}.Generator().manual_seed({seed})"
 
 
 def _iterable_dataset(facts: ModuleFacts, loader: LoaderCall) -> bool:
@@ -162,5 +198,52 @@ def _iterable_dataset(facts: ModuleFacts, loader: LoaderCall) -> bool:
 ITERABLE_DATASETS = frozenset({"torch.utils.data.IterableDataset"})
 
 
-def loader_triggers(options: AnalysisOptions) -> tuple[str, ...]:
-    return tuple(sorted({name.rsplit(".", 1)[-1] for name in options.all_dataloader_classes}))
+ACCELERATE_PREPARE = frozenset(
+    {"accelerate.data_loader.prepare_data_loader", "accelerate.utils.prepare_data_loader"}
+)
+ACCELERATOR = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+DATALOADER_CONFIGURATION = frozenset(
+    {
+        "accelerate.DataLoaderConfiguration",
+        "accelerate.utils.DataLoaderConfiguration",
+        "accelerate.utils.dataclasses.DataLoaderConfiguration",
+    }
+)
+
+
+def reseeded_by_accelerate(facts: ModuleFacts, loader: LoaderCall) -> bool:
+    """The loader is handed, in the same function, to Hugging Face accelerate with
+    ``use_seedable_sampler=True``, which replaces its RandomSampler by a
+    ``SeedableRandomSampler`` seeded from the run's seed and the epoch."""
+    if not facts.resolver.imports_module("accelerate"):
+        return False
+    names = {
+        name
+        for name, bindings in loader.scope.bindings.items()
+        for binding in bindings
+        if binding.kind == "assign" and binding.value is loader.call
+    }
+    if not names:
+        return False
+    scope = loader.scope
+    for call in facts.calls_by_scope.get(id(scope), ()):
+        if not any(
+            isinstance(arg, ast.Name) and arg.id in names
+            for arg in [*call.args, *(k.value for k in call.keywords)]
+        ):
+            continue
+        if facts.resolver.qualnames(call.func, scope) & ACCELERATE_PREPARE and facts.keyword_true(
+            call, "use_seedable_sampler", scope
+        ):
+            return True
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "prepare":
+            accelerator = facts.call_to(func.value, scope, ACCELERATOR)
+            if accelerator is None:
+                continue
+            for keyword in accelerator.keywords:
+                if keyword.arg == "dataloader_config":
+                    config = facts.call_to(keyword.value, scope, DATALOADER_CONFIGURATION)
+                    if config and facts.keyword_true(config, "use_seedable_sampler", scope):
+                        return True
+    return False

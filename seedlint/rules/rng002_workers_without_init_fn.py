@@ -4,24 +4,92 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions, CopiedRng, LoaderCall, ModuleFacts
 from seedlint.analysis.names import lookup
 from seedlint.analysis.values import ABSENT, is_none_or_absent
+from seedlint.core import FixAvailability
+from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, loader_call, start, top_statement
-from seedlint.rules.base import Rule, Violation
-from seedlint.rules.rng001_shuffle_without_generator import loader_triggers
+from seedlint.prefilter.words import WordGroups, loader_words
+from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
+    from seedlint.fixes.options import FixOptions
+
+
+@dataclass(frozen=True)
+class WorkersWithoutInitFnViolation(Violation):
+    node: ast.Call
+    copied: tuple[CopiedRng, ...]  # the RNG objects the workers copy (at least one)
+
+    @property
+    def message(self) -> str:
+        return _message(self.copied[0])
+
+
+_NOISY = """import random
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class NoisyDataset(Dataset):
+    def __init__(self):
+        self.rng = np.random.default_rng()
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return self.rng.normal()
+"""
+_NOISY_FIXED = """import random
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+def seed_worker(worker_id):
+    \"\"\"Seed this DataLoader worker's random streams (added by seedlint).\"\"\"
+    worker_seed = torch.initial_seed() % 2**32
+    random.seed(worker_seed)
+    np.random.seed(worker_seed)
+    dataset = torch.utils.data.get_worker_info().dataset
+    for name, value in list(vars(dataset).items()):
+        if isinstance(value, (random.Random, np.random.RandomState)):
+            value.seed(worker_seed)
+        elif isinstance(value, np.random.Generator):
+            setattr(dataset, name, np.random.default_rng(worker_seed))
+        elif isinstance(value, torch.Generator):
+            value.manual_seed(worker_seed)
+
+
+class NoisyDataset(Dataset):
+    def __init__(self):
+        self.rng = np.random.default_rng()
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        return self.rng.normal()
+
+
+loader = DataLoader(NoisyDataset(), num_workers=4, worker_init_fn=seed_worker)
+"""
 
 
 class WorkersWithoutInitFn(Rule):
     code = "RNG002"
     name = "dataloader-workers-without-init-fn"
     summary = "DataLoader workers duplicate an RNG object that PyTorch does not reseed"
-    fix_availability = "sometimes"
+    fix_availability = FixAvailability.SOMETIMES
     doc = """
 ## What it does
 Checks for a torch `DataLoader` whose `num_workers` may be non-zero, that has no
@@ -47,29 +115,6 @@ under spawn and forkserver): every worker draws **the same numbers**, and withou
 `persistent_workers` they repeat at every epoch. If the object was created unseeded
 (`np.random.default_rng()`), the numbers also differ from run to run. Augmentations that look
 random are then duplicated across the batch's samples.
-
-## Example
-```python
-class NoisyDataset(Dataset):
-    def __init__(self):
-        self.rng = np.random.default_rng()
-
-    def __getitem__(self, index):
-        return self.rng.normal()
-
-
-loader = DataLoader(NoisyDataset(), num_workers=4)
-```
-
-Use instead:
-```python
-def seed_worker(worker_id):
-    info = torch.utils.data.get_worker_info()
-    info.dataset.rng = np.random.default_rng(info.seed % 2**32)
-
-
-loader = DataLoader(NoisyDataset(), num_workers=4, worker_init_fn=seed_worker)
-```
 
 Derive the worker's seed from `torch.utils.data.get_worker_info().seed` (or
 `torch.initial_seed()` in the worker): it differs per worker and per epoch and follows the run's
@@ -128,8 +173,24 @@ from `*args` or a `**kwargs` dict.
   workers since PyTorch 1.9 (pytorch/pytorch#56488).
 """
 
-    def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
-        return (loader_triggers(options), ("Random", "rng", "Generator"))
+    valid = (
+        Valid(
+            "import numpy as np\nfrom torch.utils.data import DataLoader, Dataset\n\n\n"
+            "class Squares(Dataset):\n"
+            "    def __len__(self):\n        return 8\n\n"
+            "    def __getitem__(self, index):\n        return index * index + np.random.rand()\n"
+            "\n\nloader = DataLoader(Squares(), num_workers=4)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            _NOISY + "\n\nloader = DataLoader(NoisyDataset(), num_workers=4)\n",
+            fixed=_NOISY_FIXED,
+        ),
+    )
+
+    def triggers(self, options: AnalysisOptions) -> WordGroups:
+        return (loader_words(options), ("Random", "rng", "Generator"))
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         if not facts.copied_rngs:
@@ -141,10 +202,26 @@ from `*args` or a `**kwargs` dict.
                 continue
             copied = _copied(facts, loader)
             if copied:
-                yield Violation(loader.call, _message(copied[0]), context=copied)
+                yield WorkersWithoutInitFnViolation(loader.call, tuple(copied))
 
-    def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
-        return loader_argument_fix(facts, violation.node, "worker_init_fn", FIX_MESSAGE)
+    def fix_info(
+        self, facts: ModuleFacts, violation: Violation, options: FixOptions
+    ) -> Optional[FixInfo]:
+        assert isinstance(violation, WorkersWithoutInitFnViolation)
+        applicability = loader_argument_fix(facts, violation.node, "worker_init_fn")
+        loader = loader_call(facts, violation.node)
+        top = top_statement(facts.tree, violation.node)
+        if applicability is None or loader is None or top is None:
+            return None
+        existing = _reusable_function(facts, loader, list(violation.copied), top)
+        if existing is not None:
+            return FixInfo(applicability, f"Pass `worker_init_fn={existing.name}`")
+        name = Names(facts).free("seed_worker", loader.scope)
+        return FixInfo(
+            applicability,
+            f"Pass `worker_init_fn={name}`, a new module-level function that reseeds each "
+            "worker's `random`, `numpy` and the dataset's RNG objects",
+        )
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
         from seedlint.fixes.calls import set_loader_argument
@@ -154,9 +231,9 @@ from `*args` or a `**kwargs` dict.
         top = top_statement(ctx.facts.tree, violation.node)
         if loader is None or top is None:
             return None
-        assert isinstance(violation.context, list)
+        assert isinstance(violation, WorkersWithoutInitFnViolation)
         change = Change()
-        existing = _reusable_function(ctx.facts, loader, violation.context, top)
+        existing = _reusable_function(ctx.facts, loader, list(violation.copied), top)
         if existing is not None:
             name = existing.name
         else:
@@ -182,10 +259,6 @@ def _copied(facts: ModuleFacts, loader: LoaderCall) -> list[CopiedRng]:
     return [c for meaning in classes for c in facts.holders(meaning)]
 
 
-FIX_MESSAGE = (
-    "Pass `worker_init_fn=seed_worker`, a module-level function that reseeds each worker's "
-    "`random`, `numpy` and the dataset's RNG objects"
-)
 _TEMPLATE_LOCALS = frozenset({"worker_id", "worker_seed", "dataset", "name", "value"})
 _REBUILT = frozenset({"numpy.random.default_rng", "numpy.random.Generator"})
 _TORCH = frozenset({"torch.Generator"})

@@ -11,12 +11,15 @@ from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.analysis.names import lookup
 from seedlint.analysis.regions import GRAPH_CONTEXTS, Region, region_calls
 from seedlint.analysis.seeding import DEVICE_SEEDING, Seeding
-from seedlint.analysis.text import may_mean
+from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.locate import end, start
-from seedlint.rules.base import Rule, Violation
+from seedlint.prefilter.scan import may_mean
+from seedlint.prefilter.words import WordGroups
+from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
+    from seedlint.fixes.options import FixOptions
 
 _RAISES_ALWAYS = (
     "PyTorch raises during capture ('Cannot call CUDAGeneratorImpl::seed during CUDA graph "
@@ -34,18 +37,21 @@ _RAISES_NEW = (
 
 
 @dataclass(frozen=True)
-class CaptureContext:
-    """What a fix needs: the region, and the statement the seeding call is."""
+class SeedInGraphCaptureViolation(Violation):
+    node: ast.Call  # the seeding call
+    region: Region  # the capture region it sits in
+    text: str  # what is wrong
 
-    region: Region
-    call: ast.Call
+    @property
+    def message(self) -> str:
+        return self.text
 
 
 class SeedInGraphCapture(Rule):
     code = "RNG003"
     name = "seed-in-graph-capture"
     summary = "Seeding inside a CUDA graph capture region"
-    fix_availability = "sometimes"
+    fix_availability = FixAvailability.SOMETIMES
     doc = """
 ## What it does
 Checks for a call that seeds a device generator inside a CUDA graph capture region:
@@ -83,22 +89,6 @@ The same hazard exists in other frameworks' graph capture (burn's capture client
 "seeding is not supported during graph capture"), which is why `capture_scope`-style blocks are
 checked too.
 
-## Example
-```python
-g = torch.cuda.CUDAGraph()
-with torch.cuda.graph(g):
-    torch.manual_seed(0)
-    out = model(static_input)
-```
-
-Use instead:
-```python
-g = torch.cuda.CUDAGraph()
-torch.manual_seed(0)
-with torch.cuda.graph(g):
-    out = model(static_input)
-```
-
 To restart the random stream for a replay, reseed between replays, outside capture:
 `torch.manual_seed(0); g.replay()`.
 
@@ -125,7 +115,36 @@ Moving code changes when it runs, so the fix is **unsafe** and is applied only w
   `torch/cuda/graphs.py` (`graph`, `make_graphed_callables`), pytorch/pytorch#162505.
 """
 
-    def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
+    valid = (
+        Valid(
+            "import torch\n\n\ndef capture(model, static_input):\n"
+            "    g = torch.cuda.CUDAGraph()\n    torch.manual_seed(0)\n"
+            "    with torch.cuda.graph(g):\n        out = model(static_input)\n"
+            "    return g, out\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\n\n\ndef capture(model, static_input):\n"
+            "    g = torch.cuda.CUDAGraph()\n    with torch.cuda.graph(g):\n"
+            "        torch.manual_seed(0)\n        out = model(static_input)\n"
+            "    return g, out\n",
+            fixed="import torch\n\n\ndef capture(model, static_input):\n"
+            "    g = torch.cuda.CUDAGraph()\n    torch.manual_seed(0)\n"
+            "    with torch.cuda.graph(g):\n        out = model(static_input)\n"
+            "    return g, out\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\n\ng = torch.cuda.CUDAGraph()\ng.capture_begin()\n"
+            "torch.cuda.manual_seed_all(0)\ng.capture_end()\n",
+            fixed="import torch\n\ng = torch.cuda.CUDAGraph()\ntorch.cuda.manual_seed_all(0)\n"
+            "g.capture_begin()\ng.capture_end()\n",
+            unsafe=True,
+        ),
+    )
+
+    def triggers(self, options: AnalysisOptions) -> WordGroups:
         # A region needs `graph` (`torch.cuda.graph`, `make_graphed_callables`), a
         # `capture_begin()` or a configured context manager; seeding needs a `seed` function,
         # a `Generator` or a seeding helper. `may_fire` then looks closer.
@@ -151,11 +170,15 @@ Moving code changes when it runs, so the fix is **unsafe** and is applied only w
                 message = self._message(facts, call, region)
                 if message is not None:
                     reported.add(id(call))
-                    yield Violation(call, message, context=CaptureContext(region, call))
+                    yield SeedInGraphCaptureViolation(call, region, message)
 
-    def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
+    def fix_info(
+        self, facts: ModuleFacts, violation: Violation, options: FixOptions
+    ) -> Optional[FixInfo]:
         # Moving code changes when it runs: unsafe.
-        return ("unsafe", FIX_MESSAGE) if _movable(facts, violation) is not None else None
+        if _movable(facts, violation) is None:
+            return None
+        return FixInfo(Applicability.UNSAFE, FIX_MESSAGE)
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
         import libcst as cst
@@ -213,10 +236,9 @@ def _movable(facts: ModuleFacts, violation: Violation) -> Optional[tuple[ast.Exp
     """(the seeding statement, the statement to put it before) when the seeding call is a plain
     expression statement directly in a ``with`` region's body or between ``capture_begin()``
     and ``capture_end()``, and no name in it is bound inside the region."""
-    context = violation.context
-    if not isinstance(context, CaptureContext):
+    if not isinstance(violation, SeedInGraphCaptureViolation):
         return None
-    region, anchor = context.region, context.region.anchor
+    region, anchor = violation.region, violation.region.anchor
     if not isinstance(anchor, (ast.With, ast.AsyncWith, ast.Expr)) or not region.body:
         return None
     statement = next(

@@ -10,12 +10,17 @@ from typing import TYPE_CHECKING, Optional, Union
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts, SeedCall
 from seedlint.analysis.seeding import Seeding, qualnames_of
-from seedlint.analysis.text import may_mean
+from seedlint.core import Applicability, FixAvailability
+from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import child_blocks, end, innermost_statement, start
-from seedlint.rules.base import Rule, Violation
+from seedlint.fixes.seeds import expression_text, find_seed, reusable, seed_argument
+from seedlint.prefilter.scan import may_mean
+from seedlint.prefilter.words import WordGroups
+from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
+    from seedlint.fixes.options import FixOptions
 
 _MULTI_DEVICE_CLASSES = frozenset(
     {
@@ -41,11 +46,21 @@ class SeedBlock:
     case: str  # "unseeded-torch", "cuda-only", "current-device-only"
 
 
+@dataclass(frozen=True)
+class MissingCudaSeedingViolation(Violation):
+    node: ast.Call  # the block's first seeding call
+    block: SeedBlock
+
+    @property
+    def message(self) -> str:
+        return _message(self.block)
+
+
 class MissingCudaSeeding(Rule):
     code = "RNG004"
     name = "missing-cuda-seeding"
     summary = "torch's CPU and CUDA generators are left unseeded while other streams are seeded"
-    fix_availability = "always"
+    fix_availability = FixAvailability.ALWAYS
     doc = """
 ## What it does
 Checks for a module that seeds some random streams but leaves torch's generators unseeded:
@@ -79,27 +94,6 @@ on the CPU and draws every DataLoader's order and `base_seed`, stays unseeded. A
 `torch.cuda.manual_seed` seeds only the current device; its docstring warns that this is
 "insufficient to get determinism" with several GPUs.
 
-## Example
-```python
-import random
-
-import numpy as np
-import torch
-
-
-def set_seed(seed):
-    random.seed(seed)
-    np.random.seed(seed)
-```
-
-Use instead:
-```python
-def set_seed(seed):
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)  # also seeds every CUDA device
-```
-
 ## Fix safety
 The fix adds `torch.manual_seed(SEED)` right after the statement that makes the seed block's last
 seeding call (the `torch.cuda` one in cases (b) and (c): `torch.manual_seed` seeds every CUDA
@@ -124,7 +118,28 @@ which is its purpose.
   `manual_seed_all`).
 """
 
-    def triggers(self, options: AnalysisOptions) -> tuple[tuple[str, ...], ...]:
+    valid = (
+        Valid(
+            "import random\n\nimport numpy as np\nimport torch\n\n\ndef set_seed(seed):\n"
+            "    random.seed(seed)\n    np.random.seed(seed)\n    torch.manual_seed(seed)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import random\n\nimport numpy as np\nimport torch\n\n\ndef set_seed(seed):\n"
+            "    random.seed(seed)\n    np.random.seed(seed)\n",
+            fixed="import random\n\nimport numpy as np\nimport torch\n\n\n"
+            "def set_seed(seed):\n    random.seed(seed)\n    np.random.seed(seed)\n"
+            "    torch.manual_seed(seed)\n",
+        ),
+        Invalid(
+            "import torch\n\n\ndef set_seed(seed):\n    torch.cuda.manual_seed_all(seed)\n",
+            fixed="import torch\n\n\ndef set_seed(seed):\n    torch.cuda.manual_seed_all(seed)\n"
+            "    torch.manual_seed(seed)\n",
+        ),
+    )
+
+    def triggers(self, options: AnalysisOptions) -> WordGroups:
         # A finding needs torch, and a `random`, `numpy.random` or `torch.cuda` seeding call.
         return (("seed",), ("random", "cuda"), ("torch",))
 
@@ -155,17 +170,27 @@ which is its purpose.
                 continue
             if id(block.owner) in workers:
                 continue  # runs in a DataLoader worker, where PyTorch has seeded torch
-            first = block.calls[0]
-            yield Violation(first.call, _message(block), context=block)
+            yield MissingCudaSeedingViolation(block.calls[0].call, block)
 
-    def fix_info(self, facts: ModuleFacts, violation: Violation) -> Optional[tuple[str, str]]:
-        return ("safe", FIX_MESSAGE) if _insertion(violation) is not None else None
+    def fix_info(
+        self, facts: ModuleFacts, violation: Violation, options: FixOptions
+    ) -> Optional[FixInfo]:
+        found = _insertion(violation)
+        if found is None:
+            return None
+        last, statement, before = found
+        at = start(statement) if before else end(statement)
+        torch, _ = Names(facts).module("torch", last.scope, at, set())
+        seed = _seed(facts, facts.text, last, at, options.fix_seed)
+        where = "before" if before else "after"
+        return FixInfo(
+            Applicability.SAFE, f"Add `{torch}.manual_seed({seed})` {where} the last seeding call"
+        )
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
         import libcst as cst
 
         from seedlint.fixes.context import Change, parse_statement
-        from seedlint.fixes.seeds import expression_text, reusable, seed_argument
 
         found = _insertion(violation)
         if found is None:
@@ -178,11 +203,7 @@ which is its purpose.
         at = start(statement) if before else end(statement)
         change = Change()
         torch = ctx.module_name(change, "torch", scope, at)
-        value = seed_argument(last.call)
-        if value is not None and reusable(ctx.facts, value, scope, scope):
-            seed = expression_text(ctx.text, value)
-        else:
-            seed = ctx.seed(at, scope)
+        seed = _seed(ctx.facts, ctx.text, last, at, ctx.options.fix_seed)
         line = parse_statement(f"{torch}.manual_seed({seed})\n")
         assert isinstance(line, cst.SimpleStatementLine)
         # In a one-line suite (`if x: random.seed(s)`) the call joins the suite.
@@ -194,16 +215,22 @@ which is its purpose.
         return change
 
 
-FIX_MESSAGE = "Add `torch.manual_seed(SEED)` after the block's last seeding call"
+def _seed(facts: ModuleFacts, text: str, last: SeedCall, at: tuple[int, int], fallback: int) -> str:
+    """The last seeding call's own argument when it can be written again, else the seed the
+    program names at ``at``, else ``fix-seed``."""
+    value = seed_argument(last.call)
+    if value is not None and reusable(facts, value, last.scope, last.scope):
+        return expression_text(text, value)
+    return find_seed(facts, text, at, last.scope, fallback)
 
 
 def _insertion(violation: Violation) -> Optional[tuple[SeedCall, ast.stmt, bool]]:
     """(the block's last seeding call, the statement to add `torch.manual_seed` next to, whether
     before it): after the statement that makes the call, or before it when that statement
     returns or raises, or is a compound statement with the call in its header."""
-    block = violation.context
-    if not isinstance(block, SeedBlock):
+    if not isinstance(violation, MissingCudaSeedingViolation):
         return None
+    block = violation.block
     last = block.calls[-1]
     if not isinstance(last.scope.node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
         return None  # in a lambda or a comprehension: no statement of its own
@@ -236,14 +263,12 @@ def _worker_init_functions(facts: ModuleFacts) -> set[int]:
     """Functions of this module passed to a DataLoader as its ``worker_init_fn``."""
     found: set[int] = set()
     for loader in facts.dataloader_calls:
-        call = loader.call
-        values = [k.value for k in call.keywords if k.arg == "worker_init_fn"]
-        if len(call.args) > 10 and not loader.custom_init:
-            values.append(call.args[10])  # DataLoader's 11th parameter
-        for value in values:
-            for meaning in facts.resolver.meanings(value, loader.scope):
-                if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    found.add(id(meaning))
+        value = loader.argument("worker_init_fn")
+        if value is None:
+            continue
+        for meaning in facts.resolver.meanings(value, loader.scope):
+            if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.add(id(meaning))
     return found
 
 

@@ -1,9 +1,34 @@
-"""Findings and fixes: the data every part of seedlint passes along."""
+"""Findings and fixes: the data every layer of seedlint passes along (imports nothing of ours)."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Optional
+
+
+class Applicability(str, enum.Enum):
+    """How sure a fix is (ruff's ``Applicability``): ``--fix`` applies safe fixes, unsafe ones
+    only with ``--unsafe-fixes``. The value is what the json output and the cache write."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+class FixAvailability(str, enum.Enum):
+    """Whether a rule's findings come with a fix (ruff's ``FixAvailability``)."""
+
+    NONE = "none"
+    SOMETIMES = "sometimes"
+    ALWAYS = "always"
+
+
+class Problem(str, enum.Enum):
+    """Why a file could not be checked (RNG000 reports it; ``internal-error`` is never cached)."""
+
+    SYNTAX = "syntax-error"
+    READ = "read-error"
+    INTERNAL = "internal-error"
 
 
 @dataclass(frozen=True)
@@ -22,15 +47,19 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
-    applicability: str  # "safe" or "unsafe"
-    message: str
+    applicability: Applicability
+    message: str  # the fix title: what the fix writes
     edits: tuple[Edit, ...] = ()
+
+    @property
+    def safe(self) -> bool:
+        return self.applicability is Applicability.SAFE
 
 
 @dataclass(frozen=True)
 class Finding:
     code: str
-    name: str
+    name: str  # the rule's kebab-case name
     message: str
     path: str
     row: int  # 1-based

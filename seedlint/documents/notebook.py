@@ -28,14 +28,10 @@ import re
 import tokenize
 from dataclasses import dataclass, field, replace
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
-from seedlint.config import Settings
-from seedlint.diagnostics import Finding
-from seedlint.rules.rng000_invalid_file import READ_ERROR, SYNTAX_ERROR
-
-if TYPE_CHECKING:
-    from seedlint.runner import Analysis
+from seedlint.core import Finding
+from seedlint.core.findings import Problem
 
 BOUNDARY = "# seedlint-cell-boundary"
 _BOUNDARY_LINE = re.compile(r"# seedlint-cell-boundary (\d+)")
@@ -187,7 +183,7 @@ class Notebook:
 
 
 class NotebookError(Exception):
-    def __init__(self, kind: str, message: str, row: int = 1, col: int = 0) -> None:
+    def __init__(self, kind: Problem, message: str, row: int = 1, col: int = 0) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -201,26 +197,26 @@ def load(raw: bytes) -> Notebook:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise NotebookError(READ_ERROR, f"cannot decode as utf-8: {error}") from None
+        raise NotebookError(Problem.READ, f"cannot decode as utf-8: {error}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise NotebookError(
-            SYNTAX_ERROR, f"invalid notebook JSON: {error.msg}", error.lineno, error.colno - 1
+            Problem.SYNTAX, f"invalid notebook JSON: {error.msg}", error.lineno, error.colno - 1
         ) from None
     except RecursionError:
-        raise NotebookError(SYNTAX_ERROR, "invalid notebook JSON: nested too deeply") from None
+        raise NotebookError(Problem.SYNTAX, "invalid notebook JSON: nested too deeply") from None
     if not isinstance(data, dict):
-        raise NotebookError(SYNTAX_ERROR, "not a notebook: the JSON is not an object")
+        raise NotebookError(Problem.SYNTAX, "not a notebook: the JSON is not an object")
     raw_cells = data.get("cells")
     if raw_cells is None and "worksheets" in data:
-        raise NotebookError(SYNTAX_ERROR, "not supported: notebook format 3 (nbformat < 4)")
+        raise NotebookError(Problem.SYNTAX, "not supported: notebook format 3 (nbformat < 4)")
     if not isinstance(raw_cells, list):
-        raise NotebookError(SYNTAX_ERROR, "not a notebook: no `cells` list")
+        raise NotebookError(Problem.SYNTAX, "not a notebook: no `cells` list")
     cells = []
     for index, cell in enumerate(raw_cells, 1):
         if not isinstance(cell, dict):
-            raise NotebookError(SYNTAX_ERROR, f"not a notebook: cell {index} is not an object")
+            raise NotebookError(Problem.SYNTAX, f"not a notebook: cell {index} is not an object")
         if cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
@@ -230,7 +226,7 @@ def load(raw: bytes) -> Notebook:
             cells.append(Cell(index, source, False))
         else:
             message = f"not a notebook: the source of cell {index} is not text"
-            raise NotebookError(SYNTAX_ERROR, message)
+            raise NotebookError(Problem.SYNTAX, message)
     return Notebook(text, bom, cells, _is_python(data.get("metadata")))
 
 
@@ -306,55 +302,15 @@ def to_cell(finding: Finding, rows: list[tuple[int, int]]) -> Finding:
     )
 
 
-# -- checking --------------------------------------------------------------------------------
-def analyze_notebook(raw: bytes, display: str, settings: Settings) -> Analysis:
-    """Check a notebook's code cells as one program; findings carry their cell."""
-    from seedlint.runner import Analysis, analyze_text, invalid
-
-    try:
-        notebook = load(raw)
-    except NotebookError as error:
-        return Analysis([invalid(display, error.kind, error.message, error.row, error.col)])
-    if not notebook.python or not notebook.cells:
-        return Analysis([])
-    program = notebook.program()
-    analysis = analyze_text(program, display, settings)
-    rows = split(program).rows
-    findings = [to_cell(finding, rows) for finding in analysis.findings]
-    findings.sort(key=lambda f: f.sort_key)
-    return Analysis(findings)
-
-
-# -- fixing ----------------------------------------------------------------------------------
-def fix_notebook(
-    raw: bytes, display: str, settings: Settings, unsafe: bool
-) -> tuple[bytes, list[Finding], list[Finding]]:
-    """Fix a notebook's code cells: (new bytes, fixed findings, remaining findings).
-
-    Only the ``"source"`` values of cells a fix changed are rewritten; every other byte of the
-    file stays as it was. When nothing changes, ``raw`` itself is returned.
-    """
-    from seedlint.fixes.apply import fix_text
-    from seedlint.runner import invalid
-
-    try:
-        notebook = load(raw)
-    except NotebookError as error:
-        return raw, [], [invalid(display, error.kind, error.message, error.row, error.col)]
-    if not notebook.python or not notebook.cells:
-        return raw, [], []
-    program = notebook.program()
-    old_rows = split(program).rows
-    result = fix_text(program, display, settings, unsafe)
-    if result.error or result.new_text == program:
-        remaining = analyze_notebook(raw, display, settings).findings
-        return raw, [], remaining
-    new_split = split(result.new_text)
-    fixed = sorted((to_cell(f, old_rows) for f in result.fixed), key=lambda f: f.sort_key)
-    remaining = [to_cell(f, new_split.rows) for f in result.remaining]
+# -- writing the program back ---------------------------------------------------------------
+def render_program(notebook: Notebook, program: str, new_program: str) -> Optional[bytes]:
+    """The notebook's bytes with its code cells replaced by those of ``new_program`` (a changed
+    version of ``program``), or None when the change cannot be written back (a boundary line was
+    moved or lost). Only the ``"source"`` values of changed cells are rewritten; every other
+    byte of the file stays as it was."""
+    new_split = split(new_program)
     if new_split.order != [cell.index for cell in notebook.cells]:
-        # The fix moved or lost a boundary line: write nothing rather than misplace code.
-        return raw, [], analyze_notebook(raw, display, settings).findings
+        return None  # write nothing rather than misplace code
     changes: dict[int, tuple[str, bool]] = {}
     for cell in notebook.cells:
         new_source = unmask(new_split.texts.get(cell.index, ""), notebook.masks)
@@ -367,13 +323,12 @@ def fix_notebook(
     spans = source_spans(notebook.text)
     changes = {index: change for index, change in changes.items() if index in spans}
     if not changes:
-        return raw, [], analyze_notebook(raw, display, settings).findings
+        return None
     new_text = splice_sources(notebook.text, changes, spans)
     new_raw = new_text.encode("utf-8")
     if notebook.bom:
         new_raw = codecs.BOM_UTF8 + new_raw
-    remaining.sort(key=lambda f: f.sort_key)
-    return new_raw, fixed, remaining
+    return new_raw
 
 
 # -- rewriting "source" values in place ------------------------------------------------------

@@ -85,12 +85,6 @@ class Source:
             return byte_col
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
 
-    def offset(self, row: int, col: int) -> int:
-        """The index into ``text`` of a 1-based row and 0-based character column."""
-        starts = self.line_starts
-        row = max(1, min(row, len(starts)))
-        return starts[row - 1] + col
-
 
 def _declares_encoding(raw: bytes) -> bool:
     """Whether a BOM or a PEP 263 cookie in the first two lines names the encoding."""

@@ -1,0 +1,1 @@
+"""What names and values mean in one module (stdlib ``ast`` only; never libcst)."""

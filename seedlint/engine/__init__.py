@@ -1,0 +1,1 @@
+"""The engine: selection and noqa; check(document) -> findings; the fix loop(document)."""

@@ -1,0 +1,240 @@
+"""Checking one document: decode -> ``ast.parse`` -> module facts -> selected rules -> noqa.
+
+Every face (the CLI, standard input, the flake8 plugin, the language server) comes here: the
+CLI and stdin through :func:`check_bytes`, the flake8 plugin through :func:`check_text` with
+flake8's own tree. Any failure becomes the file's RNG000 finding, selected, ignored and
+suppressed like any other rule's; the run goes on.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import gc
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+from seedlint.analysis.facts import ModuleFacts
+from seedlint.config import Settings
+from seedlint.core import Finding, Fix
+from seedlint.documents import Document, DocumentError, Source, read_document
+from seedlint.engine.noqa import FileExemption, file_exemption, line_suppresses
+from seedlint.engine.selection import INVALID_FILE, Selection, selection
+from seedlint.rules import Rule
+from seedlint.rules.base import Violation
+from seedlint.rules.rng000_invalid_file import InvalidFile
+
+REPORT = "(please report this at the seedlint issue tracker, with the file if you can)"
+
+
+@dataclass
+class Flagged:
+    """One rule's violation and the finding made of it (rows of the checked text)."""
+
+    rule: Rule
+    violation: Violation
+    finding: Finding
+
+
+@dataclass
+class Checked:
+    """What checking one document produced: the one result type of the check stage.
+
+    ``findings``: what is reported, rows as the user counts them (a notebook's cells);
+    ``flagged``: the fixable side, rows of ``text`` (the fix loop works on them);
+    ``cacheable``: False after an internal error (the next run tries again).
+    """
+
+    findings: list[Finding]
+    text: str = ""
+    source: Optional[Source] = None
+    facts: Optional[ModuleFacts] = None
+    flagged: list[Flagged] = field(default_factory=list)
+    cacheable: bool = True
+
+    def release(self) -> list[Finding]:
+        """The findings, the facts released (their reference cycles broken)."""
+        if self.facts is not None:
+            self.facts.release()
+            self.facts = None
+        return self.findings
+
+
+def invalid(
+    display: str,
+    message: str,
+    chosen: Selection,
+    row: int = 1,
+    col: int = 0,
+    text: Optional[str] = None,
+) -> list[Finding]:
+    """The RNG000 finding for ``display``, unless selection, per-file ignores or a noqa
+    comment (when the text could be read) silence it."""
+    if not chosen.reports(INVALID_FILE, display):
+        return []
+    finding = InvalidFile.finding(display, message, row, col)
+    if text is not None and _suppressed(finding, text, Source(text, "utf-8")):
+        return []
+    return [finding]
+
+
+def _suppressed(finding: Finding, text: str, source: Source) -> bool:
+    if file_exemption(text).covers(finding.code):
+        return True
+    return any(line_suppresses(source.line(r), finding.code) for r in finding.noqa_rows)
+
+
+def check_text(
+    text: str,
+    display: str,
+    settings: Settings,
+    source: Optional[Source] = None,
+    tree: Optional[ast.Module] = None,
+    suppress: bool = True,
+    prefilter: bool = True,
+) -> Checked:
+    """Check already-decoded Python text (a notebook's program and flake8's text come here).
+
+    ``tree``: the text's module, already parsed (the flake8 plugin passes flake8's), so that it
+    is not parsed again. ``suppress=False`` skips ``# noqa`` comments, file exemptions and
+    ``per-file-ignores`` (flake8 does its own suppression and selection). ``prefilter=False``
+    runs every selected rule, even those the pre-filter rules out (the tests compare both).
+    """
+    chosen = selection(settings)
+    source = source or Source(text, "utf-8")
+    problem = None
+    try:
+        if tree is None:
+            with warnings.catch_warnings():  # Python 3.12+ warns of `"\d"`: not our business
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text, filename=display)
+    except SyntaxError as error:
+        problem = (f"SyntaxError: {error.msg or 'invalid syntax'}", error.lineno or 1)
+        col = max((error.offset or 1) - 1, 0)
+    except ValueError as error:  # NUL bytes on some Python versions
+        problem, col = (f"SyntaxError: {error}", 1), 0
+    except (RecursionError, MemoryError) as error:
+        problem = (f"{type(error).__name__}: the file is nested too deeply to parse", 1)
+        col = 0
+    if problem is not None or tree is None:
+        message, row = problem or ("SyntaxError: invalid syntax", 1)
+        if not suppress:
+            return Checked([InvalidFile.finding(display, message, row, col)], text, source)
+        return Checked(invalid(display, message, chosen, row, col, text), text, source)
+    facts = ModuleFacts(tree, chosen.options, text)
+    checked = Checked([], text, source, facts)
+    exemption = file_exemption(text) if suppress else FileExemption(False, frozenset())
+    ignored = chosen.ignored_for(display) if suppress else frozenset()
+    # Only the rules that pass the pre-filter run: the others cannot fire.
+    firing = (
+        chosen.firing(text.encode("utf-8", "surrogatepass"), display, notebook=False)
+        if prefilter
+        else chosen.rules
+    )
+    for rule in firing:
+        if rule.code in ignored or exemption.covers(rule.code):
+            continue
+        for violation in rule.check(facts):
+            finding = to_finding(rule, violation, display, source)
+            if suppress and any(
+                line_suppresses(source.line(r), rule.code) for r in finding.noqa_rows
+            ):
+                continue
+            finding = with_fix(finding, rule, violation, facts, chosen)
+            checked.findings.append(finding)
+            checked.flagged.append(Flagged(rule, violation, finding))
+    checked.findings.sort(key=lambda f: f.sort_key)
+    return checked
+
+
+def with_fix(
+    finding: Finding, rule: Rule, violation: Violation, facts: ModuleFacts, chosen: Selection
+) -> Finding:
+    """The finding with the fix it offers, known from the ``ast`` facts alone (no libcst; the
+    edits are computed when fixing). ``fixable``: ``--fix`` applies it (an unsafe fix only
+    with ``--unsafe-fixes``), which the ``[*]`` marker shows."""
+    if rule.code not in chosen.fixable:
+        return finding
+    info = rule.fix_info(facts, violation, chosen.fix_options)
+    if info is None:
+        return finding
+    fix = Fix(info.applicability, info.title)
+    return replace(finding, fix=fix, fixable=fix.safe or chosen.settings.unsafe_fixes)
+
+
+def to_finding(rule: Rule, violation: Violation, display: str, source: Source) -> Finding:
+    node = violation.node
+    row = getattr(node, "lineno", 1)
+    end_row = getattr(node, "end_lineno", None) or row
+    col = source.char_col(row, getattr(node, "col_offset", 0))
+    end_col = source.char_col(end_row, getattr(node, "end_col_offset", None) or 0)
+    noqa_rows = (row, end_row) if end_row != row else (row,)
+    return Finding(
+        rule.code,
+        rule.name,
+        violation.message,
+        display,
+        row,
+        col,
+        end_row,
+        end_col,
+        noqa_rows=noqa_rows,
+    )
+
+
+def check_document(document: Document, settings: Settings) -> Checked:
+    """Check a document: a notebook's findings carry their cell and the rows in it."""
+    if not document.checkable:
+        return Checked([], document.text)
+    checked = check_text(document.text, document.display, settings, document.source)
+    checked.findings = sorted(
+        (document.locate(f) for f in checked.findings), key=lambda f: f.sort_key
+    )
+    return checked
+
+
+def check_bytes(raw: bytes, display: str, settings: Settings) -> Checked:
+    """The whole pipeline for one file's bytes; never raises."""
+    chosen = selection(settings)
+    try:
+        if not chosen.may_fire(raw, display):
+            return Checked([])
+        try:
+            document = read_document(raw, display)
+        except DocumentError as error:
+            return Checked(invalid(display, error.message, chosen, error.row, error.col))
+        return check_document(document, settings)
+    except (RecursionError, MemoryError) as error:  # the analysis of a deeply nested file
+        message = f"{type(error).__name__}: the file is nested too deeply to check"
+        return Checked(invalid(display, message, chosen))
+    except Exception as error:  # a bug in seedlint: one finding, and the run goes on
+        message = f"internal error: {type(error).__name__}: {error} {REPORT}"
+        return Checked(invalid(display, message, chosen), cacheable=False)
+
+
+def findings_of(raw: bytes, display: str, settings: Settings) -> Checked:
+    """:func:`check_bytes` with the facts released.
+
+    The cyclic garbage collector is paused meanwhile: building a tree allocates millions of
+    objects, and each allocation burst would make it rescan everything alive, the tree being
+    built included (a third of the whole check's time). The facts are released afterwards,
+    which breaks their only reference cycles, so the tree is freed at once all the same.
+    """
+    with collector_paused():
+        checked = check_bytes(raw, display, settings)
+        checked.release()
+        return checked
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block (see :func:`findings_of`)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

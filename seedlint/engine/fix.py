@@ -1,0 +1,290 @@
+"""The fix loop: rounds of fixes until nothing changes, with a parse check after each.
+
+One round: the round's check (the first one is the file's own check, so a file is analysed
+once per round), ask each applicable finding's rule for its change (:meth:`Rule.fix`, libcst),
+keep the changes that do not touch the same code (the others are computed again next round, on
+the new text, which is how two fixes of one call combine), apply them in one pass, and check
+that the result still compiles. Rounds repeat until a round changes nothing, at most
+:data:`MAX_ROUNDS` times. A round whose result does not compile leaves the file as it was and
+names the rules whose fixes broke it.
+
+libcst is imported only here and in the codemods, never on the plain ``check`` path.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Optional
+
+from seedlint.config import Settings
+from seedlint.core import Edit, Finding
+from seedlint.documents import Document, DocumentError, read_document
+from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
+from seedlint.engine.selection import selection
+from seedlint.fixes.text import LineMap, minimal_edits
+
+if TYPE_CHECKING:
+    from seedlint.fixes.context import Change, FixContext
+
+MAX_ROUNDS = 10
+
+
+def applies(finding: Finding, unsafe: bool) -> bool:
+    """Whether ``--fix`` applies this finding's fix (with ``--unsafe-fixes`` when ``unsafe``)."""
+    fix = finding.fix
+    return fix is not None and (fix.safe or unsafe)
+
+
+@dataclass
+class Fixed:
+    """What fixing one file did: the one result type of the fix stage.
+
+    ``new_raw`` is the input itself when nothing changed. ``fixed``: rows of the original file;
+    ``remaining``: rows of the new one. ``errors``: one line each (the file is then unchanged).
+    """
+
+    new_raw: bytes
+    fixed: list[Finding] = field(default_factory=list)
+    remaining: list[Finding] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TextFixed:
+    new_text: str
+    fixed: list[Finding]  # rows as in the text that was given
+    remaining: list[Finding]  # rows as in ``new_text``
+    error: Optional[str] = None  # set: nothing was changed (``new_text`` is the text given)
+    warnings: list[str] = field(default_factory=list)
+
+
+def fix_text(
+    text: str,
+    display: str,
+    settings: Settings,
+    unsafe: bool,
+    first: Optional[Checked] = None,
+) -> TextFixed:
+    """Fix decoded Python text in memory; ``first``: the text's check, when already done."""
+    checked = first if first is not None else check_text(text, display, settings)
+    original = checked.findings
+    current = text
+    fixed: list[Finding] = []
+    maps: list[LineMap] = []
+    notes: list[str] = []
+    for _ in range(MAX_ROUNDS):
+        candidates = [item for item in checked.flagged if applies(item.finding, unsafe)]
+        if not candidates:
+            break
+        new_text, applied, error = _round(current, display, checked, candidates, settings)
+        if error is not None:
+            return TextFixed(text, [], original, error)
+        if new_text == current:
+            break
+        fixed.extend(_back(finding, maps) for finding in applied)
+        maps.append(LineMap(current, new_text))
+        current = new_text
+        checked = check_text(current, display, settings)
+    else:
+        left = sorted({f.finding.code for f in checked.flagged if applies(f.finding, unsafe)})
+        if left:
+            notes.append(
+                f"fixes did not converge after {MAX_ROUNDS} rounds (still fixable: "
+                f"{', '.join(left)}); please report this at the seedlint issue tracker"
+            )
+    return TextFixed(current, fixed, checked.findings, None, notes)
+
+
+def _back(finding: Finding, maps: list[LineMap]) -> Finding:
+    """A finding of a later round with its rows in the text the fixer started from."""
+    row, end_row = finding.row, finding.end_row
+    for line_map in reversed(maps):
+        row, end_row = line_map.old_row(row), line_map.old_row(end_row)
+    return replace(finding, row=row, end_row=max(end_row, row))
+
+
+def _context(text: str, checked: Checked, settings: Settings) -> FixContext:
+    from seedlint.fixes.context import FixContext
+
+    assert checked.facts is not None and checked.source is not None
+    return FixContext(text, checked.source, checked.facts, selection(settings).fix_options)
+
+
+def _round(
+    text: str,
+    display: str,
+    checked: Checked,
+    candidates: Sequence[Flagged],
+    settings: Settings,
+) -> tuple[str, list[Finding], Optional[str]]:
+    """One round over ``text``: (new text, the findings fixed, an error)."""
+    import libcst as cst
+
+    from seedlint.fixes.transform import apply_changes, conflicts
+
+    try:
+        ctx = _context(text, checked, settings)
+    except cst.ParserSyntaxError as error:
+        return text, [], f"cannot fix: libcst cannot parse the file ({error.message})"
+    if ctx.module.code != text:  # libcst would rewrite more than the fix (a form feed, say)
+        return text, [], "cannot fix: libcst does not reproduce this file exactly; left unchanged"
+    accepted: list[Change] = []
+    applied: list[Flagged] = []
+    for item in sorted(candidates, key=lambda item: item.finding.sort_key):
+        try:
+            change = item.rule.fix(ctx, item.violation)
+        except Exception as error:  # a bug in a codemod: leave the file alone
+            message = (
+                f"the {item.rule.code} fix failed ({type(error).__name__}: {error}); the file "
+                "was left unchanged; please report this at the seedlint issue tracker"
+            )
+            return text, [], message
+        if change is None or change.empty or conflicts(change, accepted, ctx.positions):
+            continue
+        accepted.append(change)
+        applied.append(item)
+    if not accepted:
+        return text, [], None
+    new_text = apply_changes(ctx.module, accepted, ctx.positions)
+    strict = _compiles(text, display)
+    if not _valid(new_text, display, strict):
+        broken = sorted(
+            {
+                item.rule.code
+                for item, change in zip(applied, accepted)
+                if not _valid(apply_changes(ctx.module, [change], ctx.positions), display, strict)
+            }
+            or {item.rule.code for item in applied}
+        )
+        message = (
+            f"the fix for {', '.join(broken)} produced code that does not compile; the file "
+            "was left unchanged; please report this at the seedlint issue tracker"
+        )
+        return text, [], message
+    return new_text, [item.finding for item in applied], None
+
+
+def _compiles(text: str, display: str) -> bool:
+    try:
+        with warnings.catch_warnings():  # the user's `x is 1` is not ours to warn about
+            warnings.simplefilter("ignore")
+            compile(text, display, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _valid(text: str, display: str, strict: bool) -> bool:
+    """The fixed text compiles (or, when the original did not, at least parses)."""
+    if strict:
+        return _compiles(text, display)
+    try:
+        ast.parse(text, filename=display)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+# -- one file's bytes ------------------------------------------------------------------------
+def fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fixed:
+    """Fix one file's bytes in memory (the encoding, BOM and newlines stay the file's); never
+    raises: a file the fixer fails on is left as it is, with one error line for it."""
+    try:
+        return _fix_bytes(raw, display, settings, unsafe)
+    except (RecursionError, MemoryError) as error:
+        message = (
+            f"cannot fix: the file is nested too deeply ({type(error).__name__}); "
+            "it was left unchanged"
+        )
+    except Exception as error:  # a bug in the fixer
+        message = (
+            f"the fixer failed ({type(error).__name__}: {error}); the file was left unchanged; "
+            "please report this at the seedlint issue tracker"
+        )
+    checked = check_bytes(raw, display, settings)
+    return Fixed(raw, [], checked.release(), [message])
+
+
+def _fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fixed:
+    chosen = selection(settings)
+    if not chosen.may_fire(raw, display):
+        return Fixed(raw)
+    try:
+        document = read_document(raw, display)
+    except DocumentError as error:
+        return Fixed(raw, remaining=invalid(display, error.message, chosen, error.row, error.col))
+    if not document.checkable:
+        return Fixed(raw)
+    first = check_text(document.text, display, settings, document.source)
+    if not any(applies(item.finding, unsafe) for item in first.flagged):
+        return Fixed(raw, remaining=_located(document, first.release()))
+    result = fix_text(document.text, display, settings, unsafe, first)
+    errors = ([result.error] if result.error else []) + result.warnings
+    if result.error is not None or result.new_text == document.text:
+        return Fixed(raw, [], _located(document, result.remaining), errors)
+    try:
+        new_raw = document.to_bytes(result.new_text)
+    except UnicodeEncodeError as error:
+        remaining = _located(document, check_text(document.text, display, settings).findings)
+        return Fixed(raw, [], remaining, [f"cannot encode the fixed file: {error}"])
+    if new_raw is None:  # a notebook the fix cannot be written back into
+        remaining = _located(document, check_text(document.text, display, settings).findings)
+        return Fixed(raw, [], remaining, errors)
+    fixed = [document.locate(f) for f in result.fixed]
+    remaining = [document.locate(f, result.new_text) for f in result.remaining]
+    return Fixed(new_raw, _sorted(fixed), _sorted(remaining), errors)
+
+
+def _located(document: Document, findings: list[Finding]) -> list[Finding]:
+    return _sorted(document.locate(f) for f in findings)
+
+
+def _sorted(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: f.sort_key)
+
+
+# -- edits for the json output ---------------------------------------------------------------
+Identity = tuple[str, int, int, int, int]
+
+
+def identity(finding: Finding) -> Identity:
+    return (finding.code, finding.row, finding.col, finding.end_row, finding.end_col)
+
+
+def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tuple[Edit, ...]]:
+    """Each fix's edits, each fix computed alone on the file's bytes (for the json output).
+    Notebook findings count rows in their cell: their edits are not computed."""
+    from seedlint.fixes.transform import apply_changes
+
+    try:
+        document = read_document(raw, display)
+    except DocumentError:
+        return {}
+    if document.display.endswith(".ipynb"):
+        return {}
+    checked = check_text(document.text, display, settings, document.source)
+    if checked.facts is None:
+        return {}
+    try:
+        ctx = _context(document.text, checked, settings)
+    except Exception:  # libcst cannot parse it, or it is nested too deeply
+        return {}
+    found: dict[Identity, tuple[Edit, ...]] = {}
+    for item in checked.flagged:
+        if item.finding.fix is None:
+            continue
+        try:
+            change = item.rule.fix(ctx, item.violation)
+            if change is None or change.empty:
+                continue
+            new_text = apply_changes(ctx.module, [change], ctx.positions)
+        except Exception:  # a broken codemod: no edits shown, and --fix reports it
+            continue
+        found[identity(item.finding)] = minimal_edits(document.text, new_text)
+    return found
+
+
+__all__ = ["REPORT", "Fixed", "TextFixed", "applies", "edits_for", "fix_bytes", "fix_text"]

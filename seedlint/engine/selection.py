@@ -1,0 +1,124 @@
+"""Which rules run on a file and which findings are kept: selectors, per-file ignores, fixable
+codes, and the selected rules' pre-filter words. RNG000 is selected like any other rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from seedlint.analysis.facts import AnalysisOptions
+from seedlint.config import ConfigError, Settings, path_matches
+from seedlint.fixes.options import FixOptions
+from seedlint.prefilter.words import EncodedGroups, WordScan, encode
+from seedlint.rules import BY_CODE, Rule
+
+INVALID_FILE = "RNG000"
+
+
+def expand(selectors: tuple[str, ...], option: str) -> set[str]:
+    """Rule selectors (``ALL``, a prefix such as ``RNG`` or ``RNG00``, a code) to codes."""
+    codes: set[str] = set()
+    for raw in selectors:
+        selector = raw.strip().upper()
+        if not selector:
+            continue
+        if selector == "ALL":
+            codes |= set(BY_CODE)
+            continue
+        matched = {code for code in BY_CODE if code.startswith(selector)}
+        if not matched:
+            raise ConfigError(f"Unknown rule selector `{raw}` in `{option}`")
+        codes |= matched
+    return codes
+
+
+def check_selectors(selectors: tuple[str, ...], option: str) -> None:
+    """The validator :class:`seedlint.config.SettingsResolver` runs on every selector list."""
+    expand(selectors, option)
+
+
+def analysis_options(settings: Settings) -> AnalysisOptions:
+    return AnalysisOptions(
+        settings.dataloader_classes, settings.capture_contexts, settings.seed_functions
+    )
+
+
+@dataclass
+class Selection:
+    """The selected rules for one settings object, with their pre-filter words."""
+
+    settings: Settings
+    enabled: frozenset[str]
+    fixable: frozenset[str]
+    rules: list[Rule]  # the detection rules (RNG000 has no detection)
+    options: AnalysisOptions
+    fix_options: FixOptions
+    words: tuple[EncodedGroups, ...]  # each rule's word groups, encoded
+
+    @classmethod
+    def build(cls, settings: Settings) -> Selection:
+        enabled = expand(settings.select, "select") | expand(
+            settings.extend_select, "extend-select"
+        )
+        enabled -= expand((*settings.ignore, *settings.extend_ignore), "ignore")
+        fixable = expand(settings.fixable, "fixable") - expand(settings.unfixable, "unfixable")
+        options = analysis_options(settings)
+        rules = [r() for r in BY_CODE.values() if r.code in enabled and r.code != INVALID_FILE]
+        words = tuple(encode(rule.triggers(options)) for rule in rules)
+        return cls(
+            settings,
+            frozenset(enabled),
+            frozenset(fixable),
+            rules,
+            options,
+            FixOptions(settings.fix_seed),
+            words,
+        )
+
+    def ignored_for(self, display: str) -> frozenset[str]:
+        """Codes that ``per-file-ignores`` switches off for the file ``display``."""
+        if not self.settings.per_file_ignores:
+            return frozenset()
+        path = Path(display)
+        ignored: set[str] = set()
+        for pattern, codes in self.settings.per_file_ignores:
+            negated = pattern.startswith("!")
+            if path_matches(path, pattern.lstrip("!"), self.settings.root) != negated:
+                ignored |= expand(codes, "per-file-ignores")
+        return frozenset(ignored)
+
+    def reports(self, code: str, display: str) -> bool:
+        """Whether a finding of ``code`` in ``display`` is reported at all (before noqa)."""
+        return code in self.enabled and code not in self.ignored_for(display)
+
+    def may_fire(self, raw: bytes, display: str = "") -> bool:
+        """Whether some selected rule may fire on the bytes of the file ``display``: it finds
+        each of its word groups, and its second stage (:meth:`Rule.may_fire`) does not rule the
+        file out. A notebook's bytes are JSON, whose strings split the code at every line:
+        only the words are looked for there (the second stage runs on the cells' code)."""
+        return any(True for _ in self.firing(raw, display))
+
+    def firing(
+        self, raw: bytes, display: str = "", notebook: Optional[bool] = None
+    ) -> Iterator[Rule]:
+        """The selected rules that pass the pre-filter on the bytes, lazily."""
+        if notebook is None:
+            notebook = display.endswith(".ipynb")
+        scan = WordScan(raw)
+        for rule, groups in zip(self.rules, self.words):
+            if scan.all_groups(groups) and (notebook or rule.may_fire(raw, self.options)):
+                yield rule
+
+
+_SELECTIONS: dict[str, Selection] = {}
+
+
+def selection(settings: Settings) -> Selection:
+    """The selection for ``settings`` (built once per distinct settings)."""
+    key = settings.fingerprint()
+    found = _SELECTIONS.get(key)
+    if found is None:
+        found = _SELECTIONS[key] = Selection.build(settings)
+    return found

@@ -1,0 +1,79 @@
+"""The one process pool: work over many items in forked processes, when that pays.
+
+Workers inherit the items (a module global set before the fork), so nothing is pickled on the
+way in; each worker takes index ranges of about equal byte size, so that one big file does not
+stall a worker.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# The pool pays only above both thresholds (forking costs ~10 ms a process).
+MIN_ITEMS = 64
+MIN_BYTES = 4_000_000
+
+_WORK: list[tuple[Callable[[Any], Any], Sequence[Any]]] = []  # inherited by forked workers
+
+
+def can_fork() -> bool:
+    return sys.platform != "win32" and "fork" in multiprocessing.get_all_start_methods()
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _run_range(bounds: tuple[int, int]) -> list[Any]:
+    function, items = _WORK[0]
+    return [function(item) for item in items[bounds[0] : bounds[1]]]
+
+
+def pool_map(
+    function: Callable[[T], R],
+    items: Sequence[T],
+    sizes: Sequence[int],
+    processes: int,
+    min_items: int = MIN_ITEMS,
+    min_bytes: int = MIN_BYTES,
+) -> list[R]:
+    """``[function(item) for item in items]``, in a pool of ``processes`` forked processes
+    when there are at least ``min_items`` items of ``min_bytes`` in all."""
+    if processes <= 1 or len(items) < max(min_items, 2) or sum(sizes) < min_bytes or not can_fork():
+        return [function(item) for item in items]
+    _WORK[:] = [(function, items)]
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(processes, mp_context=context) as pool:
+            results: list[R] = []
+            for part in pool.map(_run_range, size_chunks(sizes, processes * 32)):
+                results.extend(part)
+            return results
+    finally:
+        _WORK.clear()
+
+
+def size_chunks(sizes: Sequence[int], count: int) -> list[tuple[int, int]]:
+    """Index ranges of about equal byte size, so that one big file does not stall a worker."""
+    target = (sum(sizes) or 1) / count
+    bounds: list[tuple[int, int]] = []
+    start, size = 0, 0
+    for index, item in enumerate(sizes):
+        size += item
+        if size >= target:
+            bounds.append((start, index + 1))
+            start, size = index + 1, 0
+    if start < len(sizes):
+        bounds.append((start, len(sizes)))
+    return bounds
