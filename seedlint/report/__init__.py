@@ -211,7 +211,7 @@ FORMATS: dict[str, Formatter] = {
 HUMAN = ("full", "concise")
 
 
-def summary(findings: Sequence[Finding], fixed: int = 0, unsafe_hidden: int = 0) -> str:
+def summary(findings: Sequence[Finding], fixed: int = 0) -> str:
     count = len(findings)
     lines: list[str] = []
     if count == 0 and fixed == 0:
@@ -222,7 +222,7 @@ def summary(findings: Sequence[Finding], fixed: int = 0, unsafe_hidden: int = 0)
     else:
         lines.append(f"Found {count} finding{'s' if count != 1 else ''}.")
     safe = sum(1 for f in findings if f.fix is not None and f.fixable)
-    unsafe = unsafe_hidden + sum(1 for f in findings if f.fix is not None and not f.fixable)
+    unsafe = sum(1 for f in findings if f.fix is not None and not f.fixable)
     hidden = f"{unsafe} hidden fix{'es' if unsafe != 1 else ''} can be enabled with the "
     hidden += "`--unsafe-fixes` option"
     if safe:

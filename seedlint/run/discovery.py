@@ -25,7 +25,6 @@ from seedlint.config import Settings, SettingsResolver, path_matches
 class Candidate:
     path: Path
     settings: Settings
-    explicit: bool
     problem: Optional[str] = None  # a file that cannot be read: reported as RNG000
 
 
@@ -138,7 +137,7 @@ def discover(paths: list[Path], resolver: SettingsResolver) -> Iterator[Candidat
             settings = resolver.for_path(given)
             if settings.force_exclude and is_excluded(given, settings):
                 continue
-            yield Candidate(given, settings, explicit=True)
+            yield Candidate(given, settings)
 
 
 def is_excluded(path: Path, settings: Settings) -> bool:
@@ -172,7 +171,7 @@ def _walk(top: Path, resolver: SettingsResolver) -> Iterator[Candidate]:
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as error:
-            yield Candidate(directory, settings, False, f"cannot list folder: {error.strerror}")
+            yield Candidate(directory, settings, f"cannot list folder: {error.strerror}")
             continue
         subdirs: list[tuple[Path, Path, _Ignores]] = []
         for entry in entries:
@@ -199,11 +198,11 @@ def _walk(top: Path, resolver: SettingsResolver) -> Iterator[Candidate]:
                 if problem == "outside":
                     continue
                 if problem is not None:
-                    yield Candidate(path, settings, False, problem)
+                    yield Candidate(path, settings, problem)
                     continue
                 if os.path.isdir(path):
                     continue  # a link to a folder: never followed
-            yield Candidate(path, settings, explicit=False)
+            yield Candidate(path, settings)
         stack.extend(reversed(subdirs))
 
 
