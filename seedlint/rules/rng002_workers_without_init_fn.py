@@ -31,14 +31,14 @@ class WorkersWithoutInitFnViolation(Violation):
         return _message(self.copied[0])
 
 
-_NOISY = """import random
+# The rule's example (its doc page shows it, tests/test_examples.py runs it), in pieces.
+_IMPORTS = """import random
 
 import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset
-
-
-class NoisyDataset(Dataset):
+"""
+_DATASET = """class NoisyDataset(Dataset):
     def __init__(self):
         self.rng = np.random.default_rng()
 
@@ -48,14 +48,7 @@ class NoisyDataset(Dataset):
     def __getitem__(self, index):
         return self.rng.normal()
 """
-_NOISY_FIXED = """import random
-
-import numpy as np
-import torch
-from torch.utils.data import DataLoader, Dataset
-
-
-def seed_worker(worker_id):
+_SEED_WORKER = """def seed_worker(worker_id):
     \"\"\"Seed this DataLoader worker's random streams (added by seedlint).\"\"\"
     worker_seed = torch.initial_seed() % 2**32
     random.seed(worker_seed)
@@ -68,21 +61,12 @@ def seed_worker(worker_id):
             setattr(dataset, name, np.random.default_rng(worker_seed))
         elif isinstance(value, torch.Generator):
             value.manual_seed(worker_seed)
-
-
-class NoisyDataset(Dataset):
-    def __init__(self):
-        self.rng = np.random.default_rng()
-
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, index):
-        return self.rng.normal()
-
-
-loader = DataLoader(NoisyDataset(), num_workers=4, worker_init_fn=seed_worker)
 """
+_NOISY = f"{_IMPORTS}\n\n{_DATASET}\n\nloader = DataLoader(NoisyDataset(), num_workers=4)\n"
+_NOISY_FIXED = (
+    f"{_IMPORTS}\n\n{_SEED_WORKER}\n\n{_DATASET}\n\n"
+    "loader = DataLoader(NoisyDataset(), num_workers=4, worker_init_fn=seed_worker)\n"
+)
 
 
 class WorkersWithoutInitFn(Rule):
@@ -123,23 +107,8 @@ seed. numpy needs it reduced to 32 bits (`% 2**32`).
 ## Fix safety
 The fix passes `worker_init_fn=seed_worker` to the loader (in place of an explicit
 `worker_init_fn=None`, else as a keyword after the existing arguments, in the call's layout) and
-defines this function once per module, after the imports that precede the loader's statement:
-
-```python
-def seed_worker(worker_id):
-    \"\"\"Seed this DataLoader worker's random streams (added by seedlint).\"\"\"
-    worker_seed = torch.initial_seed() % 2**32
-    random.seed(worker_seed)
-    numpy.random.seed(worker_seed)
-    dataset = torch.utils.data.get_worker_info().dataset
-    for name, value in list(vars(dataset).items()):
-        if isinstance(value, (random.Random, numpy.random.RandomState)):
-            value.seed(worker_seed)
-        elif isinstance(value, numpy.random.Generator):
-            setattr(dataset, name, numpy.random.default_rng(worker_seed))
-        elif isinstance(value, torch.Generator):
-            value.manual_seed(worker_seed)
-```
+defines `seed_worker` once per module, after the imports that precede the loader's statement (the
+example above shows it).
 
 It follows the PyTorch reproducibility notes (in a worker, `torch.initial_seed()` is the loader's
 `base_seed + worker_id`: it differs per worker and per epoch and follows the run's seed) and
@@ -184,7 +153,7 @@ from `*args` or a `**kwargs` dict.
     )
     invalid = (
         Invalid(
-            _NOISY + "\n\nloader = DataLoader(NoisyDataset(), num_workers=4)\n",
+            _NOISY,
             fixed=_NOISY_FIXED,
         ),
     )
