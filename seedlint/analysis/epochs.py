@@ -92,14 +92,15 @@ def refers(expr: ast.AST, scope: Scope, refs: Refs) -> bool:
         if isinstance(inner, ast.Name):
             for binding in lookup(inner.id, scope) or []:
                 value = binding.value
-                if binding.kind == "assign" and value is not None:
-                    if any(_is_value_of(call, value) for call in refs.calls):
-                        return True
+                if (
+                    binding.kind == "assign"
+                    and value is not None
+                    and any(_is_value_of(call, value) for call in refs.calls)
+                ):
+                    return True
         elif isinstance(inner, ast.Attribute):
             name = dotted_name(inner)
-            if name is not None and any(
-                name == c or name.startswith(c + ".") for c in refs.chains
-            ):
+            if name is not None and any(name == c or name.startswith(c + ".") for c in refs.chains):
                 return True
     return False
 

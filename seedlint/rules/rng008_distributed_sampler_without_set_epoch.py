@@ -191,7 +191,5 @@ def _fix_place(facts: ModuleFacts, node: ast.AST) -> Optional[tuple[str, Loop, s
 
 def _names_bound_to(call: ast.Call, scope: Scope) -> set[str]:
     return {
-        name
-        for name, bindings in scope.bindings.items()
-        if any(b.value is call for b in bindings)
+        name for name, bindings in scope.bindings.items() if any(b.value is call for b in bindings)
     }
