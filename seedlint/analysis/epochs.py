@@ -193,6 +193,43 @@ def _unresolved(name: str, scope: Scope) -> bool:
     return not bindings or any(b.kind != "assign" for b in bindings)
 
 
+# Calls that take a sampler without keeping it: handing a sampler to them is not an escape.
+_INSPECTING = frozenset({"isinstance", "hasattr", "getattr", "len", "print", "repr", "str", "type"})
+_SAMPLER_HOLDERS = frozenset({"torch.utils.data.BatchSampler"})
+
+
+def sampler_escapes(facts: ModuleFacts, use: SamplerUse) -> bool:
+    """The sampler itself is handed to a call other than a loader or a ``BatchSampler``
+    (``train(..., sampler=train_sampler)``): the callee, maybe in another module, may call
+    ``set_epoch`` on it."""
+    loaders = {id(loader.call) for loader in facts.dataloader_calls}
+    for call, scope in facts.builder.calls:
+        if id(call) in loaders or call is use.sampler.call:
+            continue
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in _INSPECTING:
+            continue
+        if facts.resolver.qualnames(func, scope) & _SAMPLER_HOLDERS:
+            continue
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        if any(_is_reference(a, scope, use.samplers) for a in arguments):
+            return True
+    return False
+
+
+def _is_reference(expr: ast.expr, scope: Scope, refs: Refs) -> bool:
+    """``expr`` is the followed value itself (a name or chain holding it), not a larger
+    expression that merely mentions it (``len(sampler)``, ``sampler.num_samples``)."""
+    if isinstance(expr, ast.Starred):
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        return refers(expr, scope, refs)
+    if isinstance(expr, ast.Attribute):
+        name = dotted_name(expr)
+        return name is not None and name in refs.chains
+    return False
+
+
 def handed_to_wrapper(facts: ModuleFacts, use: SamplerUse, wrappers: frozenset[str]) -> bool:
     """The sampler or one of its loaders is passed to a callable that sets epochs itself, or to
     a method of an instance of such a class (``accelerator.prepare(loader)``)."""

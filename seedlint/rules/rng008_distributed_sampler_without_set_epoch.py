@@ -13,6 +13,7 @@ from seedlint.analysis.epochs import (
     Loop,
     SamplerUse,
     handed_to_wrapper,
+    sampler_escapes,
     sampler_uses,
     sets_epoch,
 )
@@ -67,15 +68,17 @@ subclass of this module) that shuffles (`shuffle` absent, or a value that may be
 `DataLoader` (the sampler passed as `sampler=`, or inside `batch_sampler=`) is used inside a loop
 of the module, an epoch loop, while nothing in the module calls `set_epoch(...)` on it: on a
 name the sampler is stored under, through the loader (`loader.sampler.set_epoch(epoch)`), on
-anything named like a sampler, or through a helper called `set_epoch`. It is reported at the
-`DistributedSampler(...)` call.
+a receiver this module cannot follow (a parameter's attribute, say) that names a sampler, or
+through a helper called `set_epoch`. It is reported at the `DistributedSampler(...)` call.
 
 A loader kept by name (`loader = DataLoader(...)`, `self.loader = ...`, or the result of a
 module function that returns it) is followed to its loops. It is not flagged when the sampler or
 its loader is handed to something that calls `set_epoch` itself (the `set-epoch-wrappers`
 setting): Lightning's `Trainer`, accelerate's `Accelerator` (`prepare`) and
-`prepare_data_loader`, composer's `Trainer`, torchdata's `SamplerWrapper`. A `set_epoch` call made
-in another module of the project is not seen: there, ignore the finding with `# noqa: RNG008`.
+`prepare_data_loader`, composer's `Trainer`, torchdata's `SamplerWrapper`. Nor when the sampler
+itself is handed to another call (`train(..., sampler=train_sampler)`): the callee, perhaps in
+another module, may set its epoch. A `set_epoch` call made in another module through the
+*loader* is not seen: there, ignore the finding with `# noqa: RNG008`.
 
 ## Why is this bad?
 `DistributedSampler.__iter__` seeds a fresh generator with `seed + epoch`
@@ -157,7 +160,10 @@ def _flagged(facts: ModuleFacts) -> list[SamplerUse]:
     return [
         use
         for use in sampler_uses(facts, samplers)
-        if use.loops and not sets_epoch(facts, use) and not handed_to_wrapper(facts, use, wrappers)
+        if use.loops
+        and not sets_epoch(facts, use)
+        and not sampler_escapes(facts, use)
+        and not handed_to_wrapper(facts, use, wrappers)
     ]
 
 
