@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import WORKERS_SCRIPT, UNSEEDED_SCRIPT, run_seedlint
+from tests.support import UNSEEDED_SCRIPT, WORKERS_SCRIPT, run_seedlint
 
 yaml = pytest.importorskip("yaml")  # installed with pre-commit
 
