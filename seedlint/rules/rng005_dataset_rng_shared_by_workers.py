@@ -35,10 +35,8 @@ class SharedDatasetRngViolation(Violation):
 
     @property
     def message(self) -> str:
-        return (
-            f"`{self.copied.name}` is copied into every DataLoader worker: workers draw the same "
-            "numbers"
-        )
+        name = f"`{self.copied.name}`" if len(self.copied.name) <= 20 else "This RNG object"
+        return f"{name} is copied into every DataLoader worker: workers draw the same numbers"
 
 
 _NOISY = """import random
