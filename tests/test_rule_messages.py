@@ -65,3 +65,17 @@ def test_a_long_rng_name_keeps_the_message_short() -> None:
 def test_fix_titles_name_what_is_written(code: str, text: str, title: str) -> None:
     (finding,) = check_text(text, "x.py", Settings(select=(code,))).findings
     assert finding.fix is not None and finding.fix.message == title
+
+
+@pytest.mark.parametrize(
+    ("head", "streams"),
+    [
+        ("import torch\n", "`random`"),
+        ("import numpy as np\nimport torch\n", "`random` and `numpy`"),
+    ],
+)
+def test_rng002_title_names_the_streams_it_reseeds(head: str, streams: str) -> None:
+    text = head + "from torch.utils.data import DataLoader\n\nDataLoader(range(4), num_workers=2)\n"
+    (finding,) = check_text(text, "x.py", Settings(select=("RNG002",))).findings
+    assert finding.fix is not None
+    assert finding.fix.message.endswith(f"reseeds each worker's {streams}")

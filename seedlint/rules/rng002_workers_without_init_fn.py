@@ -157,10 +157,18 @@ elsewhere (in other libraries) still need your own `worker_init_fn`. There is no
         if existing is not None:
             return FixInfo(applicability, f"Pass `worker_init_fn={existing.name}`")
         name = Names(facts).free("seed_worker", loader.scope)
+        streams = ["`random`"]
+        if facts.resolver.imports_module("numpy"):
+            streams.append("`numpy`")
+        if facts.copied_rngs:
+            streams.append("the dataset's RNG objects")
+        described = streams[0] if len(streams) == 1 else ", ".join(streams[:-1])
+        if len(streams) > 1:
+            described += f" and {streams[-1]}"
         return FixInfo(
             applicability,
             f"Pass `worker_init_fn={name}`, a new module-level function that reseeds each "
-            "worker's `random` and `numpy`",
+            f"worker's {described}",
         )
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
