@@ -43,8 +43,7 @@ class DistributedSamplerWithoutSetEpochViolation(Violation):
         return MESSAGE
 
 
-_TRAIN = """import torch.distributed as dist
-from torch.utils.data import DataLoader, DistributedSampler
+_TRAIN = """from torch.utils.data import DataLoader, DistributedSampler
 
 
 def train(model, dataset, epochs):
@@ -78,7 +77,8 @@ setting): Lightning's `Trainer`, accelerate's `Accelerator` (`prepare`) and
 `prepare_data_loader`, composer's `Trainer`, torchdata's `SamplerWrapper`. Nor when the sampler
 itself is handed to another call (`train(..., sampler=train_sampler)`): the callee, perhaps in
 another module, may set its epoch. A `set_epoch` call made in another module through the
-*loader* is not seen: there, ignore the finding with `# noqa: RNG008`.
+*loader* is not seen: there, ignore the finding with `# noqa: RNG008`. A sampler that reaches the
+loader through a `**kwargs` dict is not followed (no finding).
 
 ## Why is this bad?
 `DistributedSampler.__iter__` seeds a fresh generator with `seed + epoch`
