@@ -71,6 +71,11 @@ def case_settings(case: str) -> Settings:
         settings = replace(settings, unsafe_fixes=True)
     if "--fix-seed" in args:
         settings = replace(settings, fix_seed=int(args[args.index("--fix-seed") + 1]))
+    if "--select" in args:
+        settings = replace(settings, select=tuple(args[args.index("--select") + 1].split(",")))
+    if "--extend-ignore" in args:
+        ignored = tuple(args[args.index("--extend-ignore") + 1].split(","))
+        settings = replace(settings, extend_ignore=ignored)
     return settings
 
 
@@ -118,7 +123,7 @@ def test_fix_properties(case: str) -> None:
 
 
 def test_every_fix_has_pairs() -> None:
-    expected = {"RNG001", "RNG002", "RNG003", "RNG004"}
+    expected = {"RNG001", "RNG002", "RNG003", "RNG004", "RNG005", "RNG006", "RNG007", "RNG008"}
     fixed: set[str] = set()
     for case in CASES:
         settings = case_settings(case)
@@ -129,7 +134,7 @@ def test_every_fix_has_pairs() -> None:
 
 def test_fixed_findings_keep_their_original_rows() -> None:
     text = (PAIRS / "combined_rng001_rng002" / "before.py").read_text()
-    result = fix_text(text, "x.py", Settings(), unsafe=False)
+    result = fix_text(text, "x.py", Settings(extend_ignore=("RNG005",)), unsafe=False)
     assert sorted((f.code, f.row) for f in result.fixed) == [("RNG001", 19), ("RNG002", 19)]
 
 

@@ -194,9 +194,14 @@ def _uri(path: str) -> str:
 
 
 def _first_paragraph(doc: str) -> str:
-    body = doc.strip().split("\n\n")
-    paragraphs = [p for p in body if not p.startswith("#")]
-    return " ".join(paragraphs[0].split()) if paragraphs else ""
+    """The doc's first paragraph of text (a heading line opening a paragraph is left out)."""
+    for paragraph in doc.strip().split("\n\n"):
+        lines = paragraph.split("\n")
+        while lines and lines[0].startswith("#"):
+            lines.pop(0)
+        if lines:
+            return " ".join(" ".join(lines).split())
+    return ""
 
 
 Formatter = Callable[[Sequence[Finding], Optional[dict[str, list[str]]]], str]
