@@ -35,7 +35,7 @@ from torch.utils.data import DataLoader
 
 loader = DataLoader(range(8), shuffle=True)
 """
-# RNG001 (shuffle) and RNG002 (a copied RNG object in a worker) in one file.
+# RNG001 (shuffle) and RNG002 (workers, no worker_init_fn) in one file.
 TWO_RULES = """\
 import numpy as np
 from torch.utils.data import DataLoader, Dataset
@@ -43,13 +43,13 @@ from torch.utils.data import DataLoader, Dataset
 
 class Noisy(Dataset):
     def __init__(self):
-        self.rng = np.random.default_rng()
+        self.scale = 2.0
 
     def __len__(self):
         return 4
 
     def __getitem__(self, index):
-        return self.rng.normal()
+        return self.scale * np.random.normal()
 
 
 loader = DataLoader(Noisy(), shuffle=True, num_workers=2)
