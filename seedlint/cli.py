@@ -184,7 +184,9 @@ def _rules() -> int:
 def _clean(args: argparse.Namespace) -> int:
     import shutil
 
-    folder = args.cache_dir or Path(".seedlint_cache")
+    folder = _cache_folder(args.cache_dir or Path(".seedlint_cache"))
+    if folder.is_symlink():  # never delete through a link seedlint did not make
+        raise UsageError(f"{folder} is a symbolic link, not a seedlint cache folder; kept")
     if folder.is_dir():
         try:
             tag = (folder / "CACHEDIR.TAG").read_text(errors="replace")
@@ -195,6 +197,12 @@ def _clean(args: argparse.Namespace) -> int:
             raise UsageError(f"{folder} is not a seedlint cache folder (no CACHEDIR.TAG); kept")
         shutil.rmtree(folder)
     return 0
+
+
+def _cache_folder(folder: Path) -> Path:
+    if "\0" in str(folder):
+        raise UsageError(f"the cache folder {str(folder)!r} contains a NUL character")
+    return folder
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -286,7 +294,8 @@ def _check(args: argparse.Namespace) -> int:
     else:
         cache = None
         if not args.no_cache and not stdin:
-            cache = Cache(args.cache_dir or Path(default.cache_dir or ".seedlint_cache"))
+            folder = args.cache_dir or Path(default.cache_dir or ".seedlint_cache")
+            cache = Cache(_cache_folder(folder))
         findings.extend(check_files(tasks, processes, cache))
         if cache is not None:
             cache.save()
