@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import urllib.parse
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -188,9 +189,12 @@ def sarif(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] =
 def _uri(path: str) -> str:
     absolute = Path(path).absolute()
     try:
-        return absolute.relative_to(Path.cwd()).as_posix()
+        relative = absolute.relative_to(Path.cwd()).as_posix()
     except ValueError:
-        return absolute.as_uri()
+        pass
+    else:  # a URI reference: every character but unreserved ones and "/" percent-encoded
+        return urllib.parse.quote(os.fsencode(relative), safe="/")
+    return "file://" + urllib.parse.quote(os.fsencode(absolute.as_posix()), safe="/")
 
 
 def _first_paragraph(doc: str) -> str:
