@@ -23,6 +23,7 @@ from seedlint.config import Settings
 from seedlint.core import Edit, Finding
 from seedlint.documents import Document, DocumentError, read_document
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
+from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.selection import selection
 from seedlint.fixes.text import LineMap, minimal_edits
 
@@ -195,6 +196,8 @@ def fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fix
     try:
         return _fix_bytes(raw, display, settings, unsafe)
     except (RecursionError, MemoryError) as error:
+        if isinstance(error, RecursionError) and not in_deep_thread():
+            return deeply(lambda: fix_bytes(raw, display, settings, unsafe))  # a larger stack
         message = (
             f"cannot fix: the file is nested too deeply ({type(error).__name__}); "
             "it was left unchanged"
