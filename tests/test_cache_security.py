@@ -13,6 +13,7 @@ import pytest
 from seedlint.config import Settings
 from seedlint.core import Finding
 from seedlint.run.cache import CACHE_FORMAT, Cache
+from seedlint.run.cache import digest as content_digest
 from tests.support import UNSEEDED_SCRIPT, run_seedlint
 
 FLAGGED = "RNG001"
@@ -106,7 +107,9 @@ def test_an_edited_table_never_hides_a_finding(tmp_path: Path) -> None:
     assert proc.returncode == 1 and FLAGGED in proc.stdout
 
 
-def test_a_table_written_on_another_machine_never_hides_a_finding(tmp_path: Path) -> None:
+def test_a_table_written_on_another_machine_never_hides_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A committed cache (tarred and extracted at the same path) was made with another key."""
     tree = tmp_path / "tree"
     tree.mkdir()
@@ -116,25 +119,16 @@ def test_a_table_written_on_another_machine_never_hides_a_finding(tmp_path: Path
     attacker = _env(tmp_path, "attacker")
     assert check(tree, ".", env=attacker).returncode == 0
     [table] = _tables(tree)
-    mac, _, body = table.read_bytes().partition(b"\n")
-    data = json.loads(body)
+    data = json.loads(table.read_bytes().partition(b"\n")[2])
     (tree / "a.py").write_text(UNSEEDED_SCRIPT)
-    digest = __import__("seedlint.run.cache", fromlist=["digest"]).digest(
-        UNSEEDED_SCRIPT.encode()
-    )
+    digest = content_digest(UNSEEDED_SCRIPT.encode())
     for entry in data.values():  # claims: the flagged content has no findings
         entry.update(stat=None, digest=digest, findings=[])
     # Signed with the attacker's key: valid there, not here.
-    os.environ_backup = dict(os.environ)  # type: ignore[attr-defined]
-    try:
-        os.environ.update(attacker)
-        forged = Cache(tree / ".seedlint_cache")
-        name = table.name
-        body = json.dumps(data).encode()
-        table.write_bytes(forged._mac(name, body).encode() + b"\n" + body)
-    finally:
-        os.environ.clear()
-        os.environ.update(os.environ_backup)  # type: ignore[attr-defined]
+    monkeypatch.setenv("XDG_CACHE_HOME", attacker["XDG_CACHE_HOME"])
+    forged = Cache(tree / ".seedlint_cache")
+    body = json.dumps(data).encode()
+    table.write_bytes(forged._mac(table.name, body).encode() + b"\n" + body)
     assert check(tree, ".", env=attacker).returncode == 0  # the forgery works on its own key
     proc = check(tree, ".", env=_env(tmp_path, "victim"))
     assert proc.returncode == 1 and FLAGGED in proc.stdout

@@ -25,7 +25,7 @@ from seedlint.documents import Document, DocumentError, read_document
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
 from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.selection import selection
-from seedlint.fixes.text import LineMap, minimal_edits
+from seedlint.fixes.text import LineMap, lines, minimal_edits
 
 if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
@@ -124,7 +124,7 @@ def _round(
     """One round over ``text``: (new text, the findings fixed, an error)."""
     import libcst as cst
 
-    from seedlint.fixes.transform import apply_changes, conflicts
+    from seedlint.fixes.transform import ConflictIndex, apply_changes
 
     try:
         ctx = _context(text, checked, settings)
@@ -134,6 +134,7 @@ def _round(
         return text, [], "cannot fix: libcst does not reproduce this file exactly; left unchanged"
     accepted: list[Change] = []
     applied: list[Flagged] = []
+    index = ConflictIndex(ctx.positions)
     for item in sorted(candidates, key=lambda item: item.finding.sort_key):
         try:
             change = item.rule.fix(ctx, item.violation)
@@ -143,8 +144,9 @@ def _round(
                 "was left unchanged; please report this at the seedlint issue tracker"
             )
             return text, [], message
-        if change is None or change.empty or conflicts(change, accepted, ctx.positions):
+        if change is None or change.empty or index.conflicts(change):
             continue
+        index.add(change)
         accepted.append(change)
         applied.append(item)
     if not accepted:
@@ -260,6 +262,7 @@ def identity(finding: Finding) -> Identity:
 def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tuple[Edit, ...]]:
     """Each fix's edits, each fix computed alone on the file's bytes (for the json output).
     Notebook findings count rows in their cell: their edits are not computed."""
+    from seedlint.fixes.edits import line_starts, local_edits
     from seedlint.fixes.transform import apply_changes
 
     try:
@@ -276,6 +279,7 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
     except Exception:  # libcst cannot parse it, or it is nested too deeply
         return {}
     found: dict[Identity, tuple[Edit, ...]] = {}
+    starts = line_starts(lines(document.text))
     for item in checked.flagged:
         if item.finding.fix is None:
             continue
@@ -283,10 +287,14 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
             change = item.rule.fix(ctx, item.violation)
             if change is None or change.empty:
                 continue
-            new_text = apply_changes(ctx.module, [change], ctx.positions)
+            # A replacement costs the size of its nodes; anything else, the module's.
+            edits = local_edits(ctx.module, ctx.positions, change, document.text, starts)
+            if edits is None:
+                new_text = apply_changes(ctx.module, [change], ctx.positions)
+                edits = minimal_edits(document.text, new_text)
         except Exception:  # a broken codemod: no edits shown, and --fix reports it
             continue
-        found[identity(item.finding)] = minimal_edits(document.text, new_text)
+        found[identity(item.finding)] = edits
     return found
 
 

@@ -17,6 +17,7 @@ tarred, or be a symbolic link someone else prepared. So:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -268,10 +269,8 @@ class Cache:
                         handle.write(self._mac(name, body).encode() + b"\n" + body)
                     os.replace(tmp, folder / name)  # replaces a link itself, never its target
                 except BaseException:
-                    try:
+                    with contextlib.suppress(OSError):
                         os.unlink(tmp)
-                    except OSError:
-                        pass
                     raise
         except (OSError, ValueError) as error:  # a read-only tree: the run still succeeds
             reason = getattr(error, "strerror", None) or error
@@ -280,10 +279,8 @@ class Cache:
 
 def _make_folder(path: Path) -> Optional[str]:
     """Create ``path`` (parents too) unless it exists; why it must not be used, or None."""
-    try:
+    with contextlib.suppress(FileExistsError):
         os.makedirs(path, mode=0o755, exist_ok=True)
-    except FileExistsError:
-        pass
     return _folder_problem(path)
 
 
