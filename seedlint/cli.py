@@ -308,9 +308,9 @@ def _check(args: argparse.Namespace) -> int:
             flagged = {f.path for f in findings if f.fix is not None}
             for task in tasks:
                 if task.display in flagged:
-                    raw = task.raw if task.raw is not None else read_file(task.path)[0]
-                    if raw is not None:
-                        files[task.display] = (raw, task.settings)
+                    content = task.raw if task.raw is not None else read_file(task.path)[0]
+                    if content is not None:
+                        files[task.display] = (content, task.settings)
     if output_format in ("json", "json-lines") and not args.fix_only:
         findings = attach_edits(findings, files)
 

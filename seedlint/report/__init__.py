@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.parse
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -193,8 +192,16 @@ def _uri(path: str) -> str:
     except ValueError:
         pass
     else:  # a URI reference: every character but unreserved ones and "/" percent-encoded
-        return urllib.parse.quote(os.fsencode(relative), safe="/")
-    return "file://" + urllib.parse.quote(os.fsencode(absolute.as_posix()), safe="/")
+        return _percent_encoded(relative)
+    return "file://" + _percent_encoded(absolute.as_posix())
+
+
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+
+
+def _percent_encoded(path: str) -> str:
+    """RFC 3986: every byte of the path but unreserved characters and ``/`` as ``%XX``."""
+    return "".join(chr(b) if b in _UNRESERVED else f"%{b:02X}" for b in os.fsencode(path))
 
 
 def _first_paragraph(doc: str) -> str:
