@@ -311,9 +311,14 @@ def render_program(notebook: Notebook, program: str, new_program: str) -> Option
     new_split = split(new_program)
     if new_split.order != [cell.index for cell in notebook.cells]:
         return None  # write nothing rather than misplace code
+    sources = _after_magics(
+        notebook.cells,
+        [unmask(new_split.texts.get(cell.index, ""), notebook.masks) for cell in notebook.cells],
+    )
+    if sources is None:
+        return None
     changes: dict[int, tuple[str, bool]] = {}
-    for cell in notebook.cells:
-        new_source = unmask(new_split.texts.get(cell.index, ""), notebook.masks)
+    for cell, new_source in zip(notebook.cells, sources):
         # The cell ends as it did (nbformat's cells end without a newline; a fix may have
         # added a blank line after an import at the end of the program's cell).
         core = cell.source.rstrip("\r\n")
@@ -329,6 +334,45 @@ def render_program(notebook: Notebook, program: str, new_program: str) -> Option
     if notebook.bom:
         new_raw = codecs.BOM_UTF8 + new_raw
     return new_raw
+
+
+def _cell_magic(source: str) -> Optional[str]:
+    """The name of the cell magic on the cell's first line, if any."""
+    first = source.lstrip("\ufeff").split("\n", 1)[0].strip()
+    if not first.startswith("%%"):
+        return None
+    words = first[2:].split()
+    return words[0] if words else ""
+
+
+def _after_magics(cells: list[Cell], sources: list[str]) -> Optional[list[str]]:
+    """The fixed sources with a cell magic back on its cell's first line: IPython refuses a
+    cell whose ``%%capture`` is not its first line. Lines a fix put into a cell that is not
+    Python (``%%bash``) move to the top of the next cell, after its magic; None when there is
+    no such cell (the fix cannot be written back)."""
+    out = list(sources)
+    carried: list[str] = []
+    for position, cell in enumerate(cells):
+        new_lines = carried + _lines(out[position])
+        carried = []
+        magic = _cell_magic(cell.source)
+        if magic is not None:
+            old_lines = _lines(cell.source)
+            head = old_lines[0]
+            if magic not in PYTHON_CELL_MAGICS:
+                # Not Python: only what a fix inserted above the cell's own lines moves on.
+                if new_lines[len(new_lines) - len(old_lines) :] == old_lines:
+                    carried = new_lines[: len(new_lines) - len(old_lines)]
+                    new_lines = old_lines
+            elif new_lines and new_lines[0] != head:
+                stripped = [_strip_newline(line) for line in new_lines]
+                if _strip_newline(head) in stripped:
+                    at = stripped.index(_strip_newline(head))
+                    new_lines = [new_lines[at], *new_lines[:at], *new_lines[at + 1 :]]
+                    if not new_lines[0].endswith(("\n", "\r")):
+                        new_lines[0] += "\n"
+        out[position] = "".join(new_lines)
+    return None if carried else out
 
 
 # -- rewriting "source" values in place ------------------------------------------------------

@@ -1,0 +1,57 @@
+"""Fixes never put code above a cell magic: IPython requires ``%%magic`` on a cell's first line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support import run_seedlint
+
+LOADER = ["from torch.utils.data import DataLoader\n", "loader = DataLoader([], shuffle=True)"]
+
+
+def notebook(*cells: list[str]) -> str:
+    return json.dumps(
+        {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "metadata": {},
+                    "source": c,
+                    "outputs": [],
+                    "execution_count": None,
+                }
+                for c in cells
+            ],
+            "metadata": {"language_info": {"name": "python"}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        },
+        indent=1,
+    )
+
+
+def fixed_sources(tmp_path: Path, text: str) -> list[str]:
+    path = tmp_path / "n.ipynb"
+    path.write_text(text)
+    proc = run_seedlint("check", "--no-cache", "--fix", "n.ipynb", cwd=tmp_path)
+    assert "internal error" not in proc.stderr, proc.stderr
+    return ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+
+
+@pytest.mark.parametrize("magic", ["%%capture", "%%time"])
+def test_an_import_goes_after_a_leading_python_cell_magic(tmp_path: Path, magic: str) -> None:
+    [source] = fixed_sources(tmp_path, notebook([f"{magic}\n", *LOADER]))
+    assert source.startswith(magic + "\n"), source
+    assert "import torch" in source and "generator=torch.Generator()" in source
+    body = source.split("\n", 1)[1]
+    compile(body, "cell", "exec")
+
+
+def test_an_import_never_goes_into_a_bash_cell(tmp_path: Path) -> None:
+    bash = ["%%bash\n", "echo hi\n"]
+    first, second = fixed_sources(tmp_path, notebook(bash, LOADER))
+    assert first == "".join(bash)
+    assert "import torch" in second and second.index("import torch") < second.index("DataLoader(")
