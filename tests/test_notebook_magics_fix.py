@@ -55,3 +55,10 @@ def test_an_import_never_goes_into_a_bash_cell(tmp_path: Path) -> None:
     first, second = fixed_sources(tmp_path, notebook(bash, LOADER))
     assert first == "".join(bash)
     assert "import torch" in second and second.index("import torch") < second.index("DataLoader(")
+
+
+def test_a_crlf_cell_keeps_crlf_line_endings(tmp_path: Path) -> None:
+    cell = "from torch.utils.data import DataLoader\r\nloader = DataLoader([], shuffle=True)\r\n"
+    [source] = fixed_sources(tmp_path, notebook([cell]))
+    assert "import torch" in source and "generator=" in source
+    assert source.count("\n") == source.count("\r\n"), repr(source)

@@ -323,6 +323,8 @@ def render_program(notebook: Notebook, program: str, new_program: str) -> Option
         # added a blank line after an import at the end of the program's cell).
         core = cell.source.rstrip("\r\n")
         new_source = new_source.rstrip("\r\n") + cell.source[len(core) :]
+        if "\r\n" in cell.source and "\n" not in cell.source.replace("\r\n", ""):
+            new_source = _LONE_LF.sub("\r\n", new_source)  # a CRLF cell stays CRLF
         if new_source != cell.source:
             changes[cell.index] = (new_source, cell.is_list)
     spans = source_spans(notebook.text)
@@ -334,6 +336,9 @@ def render_program(notebook: Notebook, program: str, new_program: str) -> Option
     if notebook.bom:
         new_raw = codecs.BOM_UTF8 + new_raw
     return new_raw
+
+
+_LONE_LF = re.compile(r"(?<!\r)\n")
 
 
 def _cell_magic(source: str) -> Optional[str]:
