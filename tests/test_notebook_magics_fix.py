@@ -62,3 +62,21 @@ def test_a_crlf_cell_keeps_crlf_line_endings(tmp_path: Path) -> None:
     [source] = fixed_sources(tmp_path, notebook([cell]))
     assert "import torch" in source and "generator=" in source
     assert source.count("\n") == source.count("\r\n"), repr(source)
+
+
+def test_user_comments_that_look_like_markers_stay_as_they_are(tmp_path: Path) -> None:
+    """Comments that spell seedlint's old marker comments are the user's text, untouched."""
+    first = ["%time x = 1\n", *LOADER]
+    second = ["# seedlint-magic 0\n", "y = 2\n"]
+    sources = fixed_sources(tmp_path, notebook(first, second))
+    assert "generator=" in sources[0]
+    assert sources[1] == "".join(second)
+
+
+def test_a_comment_like_a_cell_boundary_does_not_move_findings(tmp_path: Path) -> None:
+    path = tmp_path / "n.ipynb"
+    path.write_text(notebook(["# seedlint-cell-boundary 9\n", *LOADER]))
+    proc = run_seedlint(
+        "check", "--no-cache", "--output-format", "concise", "n.ipynb", cwd=tmp_path
+    )
+    assert proc.returncode == 1 and "cell 1:3:" in proc.stdout, proc.stdout

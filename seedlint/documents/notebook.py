@@ -22,11 +22,13 @@ fix is returned unchanged.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import io
 import json
 import re
 import tokenize
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, Optional
 
@@ -34,9 +36,27 @@ from seedlint.core import Finding
 from seedlint.core.findings import Problem
 
 BOUNDARY = "# seedlint-cell-boundary"
-_BOUNDARY_LINE = re.compile(r"# seedlint-cell-boundary (\d+)")
 _MASK = "# seedlint-magic"
-_MASK_LINE = re.compile(r"([ \t]*)(?:pass  )?# seedlint-magic (\d+)")
+
+
+def _boundary(tag: str) -> str:
+    """The boundary comment; ``tag`` (a digest of the notebook's own text) makes it a line no
+    user text can hold: a cell cannot contain a digest of the text that contains it."""
+    return f"{BOUNDARY}-{tag}" if tag else BOUNDARY
+
+
+def _mask(tag: str) -> str:
+    return f"{_MASK}-{tag}" if tag else _MASK
+
+
+def _boundary_line(tag: str) -> re.Pattern[str]:
+    return re.compile(re.escape(_boundary(tag)) + r" (\d+)")
+
+
+def _mask_line(tag: str) -> re.Pattern[str]:
+    return re.compile(r"([ \t]*)(?:pass  )?" + re.escape(_mask(tag)) + r" (\d+)")
+
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _WS = re.compile(r"[ \t\n\r]*")
 _ASSIGN_MAGIC = re.compile(r"[A-Za-z_][\w.\[\], ]*=\s*[%!]")
@@ -85,7 +105,7 @@ def _string_interior_rows(text: str) -> set[int]:
     return rows
 
 
-def mask_cell(source: str, masks: list[str]) -> str:
+def mask_cell(source: str, masks: list[str], tag: str = "") -> str:
     """``source`` with IPython-only lines masked; their text is appended to ``masks``."""
     lines = _lines(source)
     if not lines:
@@ -121,7 +141,7 @@ def mask_cell(source: str, masks: list[str]) -> str:
             if index in chosen:
                 body = _strip_newline(line)
                 indent = "" if whole_cell else body[: len(body) - len(body.lstrip())]
-                mask = _MASK if index in continuations else f"pass  {_MASK}"
+                mask = _mask(tag) if index in continuations else f"pass  {_mask(tag)}"
                 out.append(f"{indent}{mask} {ids[index]}{line[len(body) :]}")
             else:
                 out.append(line)
@@ -138,14 +158,15 @@ def mask_cell(source: str, masks: list[str]) -> str:
     return render(candidates, ids)
 
 
-def unmask(text: str, masks: list[str]) -> str:
+def unmask(text: str, masks: list[str], tag: str = "") -> str:
     """Put the masked lines of ``text`` back."""
-    if _MASK not in text:
+    if _mask(tag) not in text:
         return text
+    mask_line = _mask_line(tag)
     out = []
     for line in _lines(text):
         body = _strip_newline(line)
-        match = _MASK_LINE.fullmatch(body)
+        match = mask_line.fullmatch(body)
         if match is not None and int(match.group(2)) < len(masks):
             out.append(masks[int(match.group(2))] + line[len(body) :])
         else:
@@ -169,13 +190,20 @@ class Notebook:
     python: bool = True
     masks: list[str] = field(default_factory=list)
 
+    @cached_property
+    def tag(self) -> str:
+        """What makes this notebook's marker comments its own (see :func:`_boundary`)."""
+        return hashlib.blake2b(
+            self.text.encode("utf-8", "surrogatepass"), digest_size=6
+        ).hexdigest()
+
     def program(self) -> str:
         """The code cells as one program, each after its boundary line, magics masked."""
         self.masks = []
         parts = []
         for cell in self.cells:
-            parts.append(f"{BOUNDARY} {cell.index}\n")
-            masked = mask_cell(cell.source, self.masks)
+            parts.append(f"{_boundary(self.tag)} {cell.index}\n")
+            masked = mask_cell(cell.source, self.masks, self.tag)
             if masked and not masked.endswith(("\n", "\r")):
                 masked += "\n"
             parts.append(masked)
@@ -250,14 +278,15 @@ class Split:
     rows: list[tuple[int, int]]  # program row (1-based; [0] unused) -> (cell, row in cell)
 
 
-def split(program: str) -> Split:
+def split(program: str, tag: str = "") -> Split:
     order: list[int] = []
     parts: dict[int, list[str]] = {}
     rows: list[tuple[int, int]] = [(0, 0)]
     before: list[str] = []  # lines a fix put above the first boundary
+    boundary_line = _boundary_line(tag)
     current: Optional[int] = None
     for line in _lines(program):
-        match = _BOUNDARY_LINE.fullmatch(_strip_newline(line))
+        match = boundary_line.fullmatch(_strip_newline(line))
         if match is not None:
             current = int(match.group(1))
             order.append(current)
@@ -308,12 +337,15 @@ def render_program(notebook: Notebook, program: str, new_program: str) -> Option
     version of ``program``), or None when the change cannot be written back (a boundary line was
     moved or lost). Only the ``"source"`` values of changed cells are rewritten; every other
     byte of the file stays as it was."""
-    new_split = split(new_program)
+    new_split = split(new_program, notebook.tag)
     if new_split.order != [cell.index for cell in notebook.cells]:
         return None  # write nothing rather than misplace code
     sources = _after_magics(
         notebook.cells,
-        [unmask(new_split.texts.get(cell.index, ""), notebook.masks) for cell in notebook.cells],
+        [
+            unmask(new_split.texts.get(cell.index, ""), notebook.masks, notebook.tag)
+            for cell in notebook.cells
+        ],
     )
     if sources is None:
         return None
