@@ -23,8 +23,9 @@ from seedlint.config import Settings
 from seedlint.core import Edit, Finding
 from seedlint.documents import Document, DocumentError, read_document
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
+from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.selection import selection
-from seedlint.fixes.text import LineMap, minimal_edits
+from seedlint.fixes.text import LineMap, lines, minimal_edits
 
 if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
@@ -123,7 +124,7 @@ def _round(
     """One round over ``text``: (new text, the findings fixed, an error)."""
     import libcst as cst
 
-    from seedlint.fixes.transform import apply_changes, conflicts, same_change
+    from seedlint.fixes.transform import ConflictIndex, apply_changes, change_place, same_change
 
     try:
         ctx = _context(text, checked, settings)
@@ -134,6 +135,8 @@ def _round(
     accepted: list[Change] = []
     applied: list[Flagged] = []
     duplicates: list[Flagged] = []  # findings whose fix is exactly an accepted change
+    index = ConflictIndex(ctx.positions)
+    by_place: dict[tuple[object, ...], list[Change]] = {}  # accepted changes by where they act
     for item in sorted(candidates, key=lambda item: item.finding.sort_key):
         try:
             change = item.rule.fix(ctx, item.violation)
@@ -145,11 +148,14 @@ def _round(
             return text, [], message
         if change is None or change.empty:
             continue
-        if any(same_change(change, other) for other in accepted):
+        place = change_place(change)
+        if any(same_change(change, other) for other in by_place.get(place, ())):
             duplicates.append(item)
             continue
-        if conflicts(change, accepted, ctx.positions):
+        if index.conflicts(change):
             continue
+        index.add(change)
+        by_place.setdefault(place, []).append(change)
         accepted.append(change)
         applied.append(item)
     if not accepted:
@@ -201,6 +207,8 @@ def fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fix
     try:
         return _fix_bytes(raw, display, settings, unsafe)
     except (RecursionError, MemoryError) as error:
+        if isinstance(error, RecursionError) and not in_deep_thread():
+            return deeply(lambda: fix_bytes(raw, display, settings, unsafe))  # a larger stack
         message = (
             f"cannot fix: the file is nested too deeply ({type(error).__name__}); "
             "it was left unchanged"
@@ -263,6 +271,7 @@ def identity(finding: Finding) -> Identity:
 def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tuple[Edit, ...]]:
     """Each fix's edits, each fix computed alone on the file's bytes (for the json output).
     Notebook findings count rows in their cell: their edits are not computed."""
+    from seedlint.fixes.edits import line_starts, local_edits
     from seedlint.fixes.transform import apply_changes
 
     try:
@@ -279,6 +288,7 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
     except Exception:  # libcst cannot parse it, or it is nested too deeply
         return {}
     found: dict[Identity, tuple[Edit, ...]] = {}
+    starts = line_starts(lines(document.text))
     for item in checked.flagged:
         if item.finding.fix is None:
             continue
@@ -286,10 +296,14 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
             change = item.rule.fix(ctx, item.violation)
             if change is None or change.empty:
                 continue
-            new_text = apply_changes(ctx.module, [change], ctx.positions)
+            # A replacement costs the size of its nodes; anything else, the module's.
+            edits = local_edits(ctx.module, ctx.positions, change, document.text, starts)
+            if edits is None:
+                new_text = apply_changes(ctx.module, [change], ctx.positions)
+                edits = minimal_edits(document.text, new_text)
         except Exception:  # a broken codemod: no edits shown, and --fix reports it
             continue
-        found[identity(item.finding)] = minimal_edits(document.text, new_text)
+        found[identity(item.finding)] = edits
     return found
 
 
