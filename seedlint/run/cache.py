@@ -61,7 +61,9 @@ class Cache:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self._folder = directory / f"{__version__}-{code_digest()}"
+        # Per Python too: the grammar that parses a file is the interpreter's (RNG000).
+        python = f"py{sys.version_info[0]}{sys.version_info[1]}"
+        self._folder = directory / f"{__version__}-{python}-{code_digest()}"
         self._tables: dict[str, dict[str, Any]] = {}
         self._dirty: set[str] = set()
 
