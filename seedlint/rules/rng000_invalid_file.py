@@ -72,5 +72,8 @@ on the line it points at (a file that cannot be decoded has no comment to read).
         of :class:`~seedlint.core.Problem` it is shows in its first words)."""
         row, col = max(row, 1), max(col, 0)
         if message.startswith("SyntaxError: ") and "nested too deeply" not in message:
-            message += f" ({GRAMMAR}; a newer Python may read it)"
+            hint = f" ({GRAMMAR}; a newer Python may read it)"
+            if len(message) + len(hint) > 120:  # Python's first sentence says what is wrong
+                message = message.split(". ", 1)[0]
+            message += hint
         return Finding(cls.code, cls.name, message, path, row, col, row, col, noqa_rows=(row,))
