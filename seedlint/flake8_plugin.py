@@ -103,6 +103,6 @@ class SeedlintChecker:
                 and line_suppresses(self.lines[row - 1], finding.code)
                 for row in finding.noqa_rows
             ):
-                continue  # `# noqa` on the last line of a multi-line call, as the CLI reads it
+                continue  # silenced on the last line of a multi-line call, as the CLI reads it
             # flake8: row 1-based, column 0-based (it prints column + 1), in characters.
             yield finding.row, finding.col, f"{finding.code} {finding.message}", type(self)
