@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -546,3 +547,44 @@ def test_verbose_says_what_was_skipped_and_why(tmp_path: Path) -> None:
     assert "skipped t.py" not in err
     quiet = run_seedlint("check", "--no-cache", ".", cwd=tmp_path)
     assert "skipped" not in quiet.stderr
+
+
+# -- json edits for notebook fixes -------------------------------------------------------------
+def _apply(text: str, edits: list[dict[str, Any]]) -> str:
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    for edit in sorted(edits, key=lambda e: (e["location"]["row"], e["location"]["column"]))[::-1]:
+        begin = starts[edit["location"]["row"] - 1] + edit["location"]["column"] - 1
+        end = starts[edit["end_location"]["row"] - 1] + edit["end_location"]["column"] - 1
+        text = text[:begin] + str(edit["content"]) + text[end:]
+    return text
+
+
+def test_notebook_fix_edits_count_rows_in_the_cell(tmp_path: Path) -> None:
+    path, _ = _notebook(tmp_path)
+    data = json.loads(path.read_text())
+    data["cells"][0]["source"] = ["import torch\n", "%matplotlib inline\n"]
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    result = run_seedlint("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path)
+    (item,) = json.loads(result.stdout)
+    assert item["cell"] == 3 and item["location"] == {"row": 2, "column": 10}
+    edits = item["fix"]["edits"]
+    assert edits and all(e["location"]["row"] == 2 for e in edits)
+    cell = "".join(data["cells"][2]["source"])
+    assert run_seedlint("check", "--no-cache", "--fix", ".", cwd=tmp_path).returncode == 0
+    fixed = "".join(json.loads(path.read_text())["cells"][2]["source"])
+    assert _apply(cell, edits) == fixed
+
+
+def test_notebook_fix_touching_another_cell_has_no_edits(tmp_path: Path) -> None:
+    _notebook(tmp_path)  # `import torch` is in cell 1 ... but the fix is in cell 3 only
+    path = tmp_path / "nb.ipynb"
+    data = json.loads(path.read_text())
+    data["cells"][0]["source"] = ["x = 1\n"]  # the fix must now add `import torch` to cell 1
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    result = run_seedlint("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path)
+    (item,) = json.loads(result.stdout)
+    assert item["fix"]["message"].startswith("Pass `generator=")
+    assert item["fix"]["edits"] == []
