@@ -120,6 +120,7 @@ class Settings:
     dataloader_classes: tuple[str, ...] = ()
     capture_contexts: tuple[str, ...] = ()
     seed_functions: tuple[str, ...] = ()
+    set_epoch_wrappers: tuple[str, ...] = ()
     fix_seed: int = 0
     unsafe_fixes: bool = False
     fixable: tuple[str, ...] = ("ALL",)
@@ -190,6 +191,7 @@ _LIST_KEYS = {
     "dataloader-classes",
     "capture-contexts",
     "seed-functions",
+    "set-epoch-wrappers",
     "fixable",
     "unfixable",
 }

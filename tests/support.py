@@ -51,18 +51,19 @@ UNSEEDED_SCRIPT = (
     "\n"
     "loader = DataLoader(range(8), batch_size=2, shuffle=True)\n"
 )
-# RNG002: a dataset whose RNG object every worker copies (the loader is on line 16, column 10).
-COPIED_RNG_SCRIPT = (
+# RNG002: a loader with workers and no worker_init_fn (line 16, column 10); its dataset holds no
+# RNG object (no RNG005).
+WORKERS_SCRIPT = (
     "import numpy as np\n"
     "from torch.utils.data import DataLoader, Dataset\n"
     "\n"
     "\n"
     "class Noisy(Dataset):\n"
     "    def __init__(self):\n"
-    "        self.rng = np.random.default_rng()\n"
+    "        self.scale = 2.0\n"
     "\n"
     "    def __getitem__(self, index):\n"
-    "        return self.rng.random()\n"
+    "        return self.scale * np.random.random()\n"
     "\n"
     "    def __len__(self):\n"
     "        return 4\n"

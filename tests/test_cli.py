@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from seedlint.run import pool
 from tests.support import run_seedlint
 
 UNSEEDED = """\
@@ -289,12 +290,16 @@ def test_cache_round_trip(project: Path) -> None:
 
 
 def test_jobs_give_identical_findings(tmp_path: Path) -> None:
-    for index in range(40):
-        body = UNSEEDED + "\n" + "x = 1\n" * 20000  # big enough to use the process pool
-        (tmp_path / f"m{index}.py").write_text(body)
+    """Enough files and bytes to cross both of the pool's thresholds (a comment pads each
+    file: cheap to parse), so that `-j 2` really forks."""
+    count = pool.MIN_ITEMS + 2
+    padding = "# " + "x" * 78 + "\n"
+    lines = pool.MIN_BYTES // count // len(padding) + 1
+    for index in range(count):
+        (tmp_path / f"m{index}.py").write_text(UNSEEDED + padding * lines)
     one = run(["--no-cache", "--jobs", "1", "--output-format", "concise", "."], tmp_path).stdout
     many = run(["--no-cache", "--jobs", "2", "--output-format", "concise", "."], tmp_path).stdout
-    assert one == many and one.count("RNG001") == 40
+    assert one == many and one.count("RNG001") == count
 
 
 def test_rule_and_rules(tmp_path: Path) -> None:
@@ -305,7 +310,7 @@ def test_rule_and_rules(tmp_path: Path) -> None:
     listing = run(["rules"], tmp_path).stdout
     assert "RNG004" in listing and "missing-cuda-seeding" in listing
     data = json.loads(run(["rule", "--all", "--output-format", "json"], tmp_path).stdout)
-    assert [item["code"] for item in data] == ["RNG000", "RNG001", "RNG002", "RNG003", "RNG004"]
+    assert [item["code"] for item in data] == [f"RNG00{n}" for n in range(9)]
     assert run(["rule", "RNG999"], tmp_path).returncode == 2
 
 

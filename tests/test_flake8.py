@@ -15,7 +15,7 @@ import pytest
 from seedlint import cli, flake8_plugin
 from seedlint.flake8_plugin import SeedlintChecker
 from tests.fixtures_support import FIXTURES, rule_fixtures
-from tests.support import COPIED_RNG_SCRIPT, run_seedlint
+from tests.support import WORKERS_SCRIPT, run_seedlint
 
 # Small cases of our own, next to the lead's rule fixtures.
 OWN_CASES = {
@@ -218,7 +218,7 @@ def small_tree(tmp_path: Path) -> Path:
         "loader = DataLoader(range(8), shuffle=True)\n"
         "quiet = DataLoader(range(8), shuffle=True)  # noqa: RNG001\n"
     )
-    (tmp_path / "workers.py").write_text(COPIED_RNG_SCRIPT)
+    (tmp_path / "workers.py").write_text(WORKERS_SCRIPT)
     (tmp_path / "clean.py").write_text("import os\n\nprint(os.getcwd())\n")
     return tmp_path
 

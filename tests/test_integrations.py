@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import COPIED_RNG_SCRIPT, UNSEEDED_SCRIPT, run_seedlint
+from tests.support import UNSEEDED_SCRIPT, WORKERS_SCRIPT, run_seedlint
 
 yaml = pytest.importorskip("yaml")  # installed with pre-commit
 
@@ -22,7 +22,7 @@ DOC = REPO / "docs" / "integrations.md"
 NOTEBOOKS = REPO / "tests" / "fixtures" / "notebooks"
 
 UNSEEDED = UNSEEDED_SCRIPT
-WORKERS = COPIED_RNG_SCRIPT
+WORKERS = WORKERS_SCRIPT
 
 
 def snippet(language: str, marker: str) -> str:

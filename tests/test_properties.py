@@ -104,6 +104,7 @@ IMPORTS = [
     ("from torch.utils.data.dataloader import DataLoader\n", "DataLoader"),
     ("from mylib import DataLoader  # not torch's\n", "DataLoader"),
 ]
+TORCH_LOADERS = [item for item in IMPORTS if "mylib" not in item[0]]
 TORCH_IMPORTS = [
     "",
     "import torch\n",
@@ -171,24 +172,34 @@ PRELUDES = [
 
 
 @st.composite
-def loader_call(draw: st.DrawFn, callee: str) -> str:
-    """One DataLoader call, with its arguments laid out in one of several ways."""
-    names = draw(st.lists(st.sampled_from(sorted(VALUES)), unique=True, max_size=7))
+def loader_call(draw: st.DrawFn, callee: str, fixable: bool = False) -> str:
+    """One DataLoader call, with its arguments laid out in one of several ways; ``fixable``:
+    one that shuffles with no generator or sampler (RNG001's safe fix applies)."""
+    choices = sorted(VALUES)
+    if fixable:
+        choices = [n for n in choices if n not in ("shuffle", "sampler", "generator")]
+    names = draw(st.lists(st.sampled_from(choices), unique=True, max_size=7))
+    if fixable:
+        names.insert(draw(st.integers(0, len(names))), "shuffle")
     if "dataset" not in names and draw(st.booleans()):
         names.insert(0, "dataset")
     positional_count = 0
+
+    def value(name: str) -> str:
+        return "True" if fixable and name == "shuffle" else draw(st.sampled_from(VALUES[name]))
+
     for name in POSITIONAL_ORDER:
         if name in names and draw(st.booleans()):
             positional_count += 1
         else:
             break
-    positional = [draw(st.sampled_from(VALUES[n])) for n in POSITIONAL_ORDER[:positional_count]]
+    positional = [value(n) for n in POSITIONAL_ORDER[:positional_count]]
     keywords = [n for n in names if n not in POSITIONAL_ORDER[:positional_count]]
     keywords = draw(st.permutations(keywords))
-    parts = positional + [f"{n}={draw(st.sampled_from(VALUES[n]))}" for n in keywords]
-    if draw(st.integers(0, 9)) == 0:
+    parts = positional + [f"{n}={value(n)}" for n in keywords]
+    if not fixable and draw(st.integers(0, 9)) == 0:
         parts.append("*extra")
-    if draw(st.integers(0, 9)) == 0:
+    if not fixable and draw(st.integers(0, 9)) == 0:
         parts.append("**options")
     layout = draw(st.sampled_from(["line", "exploded", "comments", "hanging", "empty"]))
     if layout == "empty" or not parts:
@@ -208,13 +219,15 @@ def indent(code: str, prefix: str = "    ") -> str:
 
 
 @st.composite
-def loader_program(draw: st.DrawFn) -> str:
-    imports, callee = draw(st.sampled_from(IMPORTS))
+def loader_program(draw: st.DrawFn, fixable: bool = False) -> str:
+    """A module of DataLoader calls; ``fixable``: torch's DataLoader, each call shuffling with
+    no generator (so RNG001's safe fix applies to each)."""
+    imports, callee = draw(st.sampled_from(TORCH_LOADERS if fixable else IMPORTS))
     torch_import = draw(st.sampled_from(TORCH_IMPORTS))
     preludes = draw(st.lists(st.sampled_from(PRELUDES), unique=True, max_size=4))
     future = [p for p in preludes if p.startswith(("from __future__", '"""'))]
     preludes = [p for p in preludes if p not in future]
-    calls = draw(st.lists(loader_call(callee), min_size=1, max_size=3))
+    calls = draw(st.lists(loader_call(callee, fixable), min_size=1, max_size=3))
     context = draw(
         st.sampled_from(
             ["module", "function", "method", "lambda", "comprehension", "nested", "if", "with"]
@@ -278,10 +291,11 @@ def test_libcst_programs_never_crash_the_check(text: str) -> None:
     assert_checks(TRIGGERS + text)
 
 
-@given(hypothesmith.from_grammar(), loader_program())
+@given(hypothesmith.from_grammar(), loader_program(fixable=True))
 @budget(20)
 def test_loader_inside_arbitrary_program_fixes(program: str, loader: str) -> None:
-    """The fixer inside strange code: a generated program, then a generated loader module."""
+    """The fixer inside strange code: a generated program, then a generated loader module
+    whose every call has a safe fix (so that every example is fixed)."""
     STATS["grammar programs + loader"] += 1
     if not program.endswith("\n"):
         program += "\n"
@@ -291,4 +305,5 @@ def test_loader_inside_arbitrary_program_fixes(program: str, loader: str) -> Non
     except (SyntaxError, ValueError):
         return  # e.g. the generated program ends inside a construct the loader cannot follow
     assert_checks(text)
+    assert fixable(text, unsafe=False), "a generated loader has no safe fix"
     assert_fixes(text, unsafe=False)

@@ -70,6 +70,18 @@ DATALOADER = Signature(
 )
 
 
+# torch.utils.data.random_split and the samplers' __init__ in torch 2.13 (``self`` left out).
+RANDOM_SPLIT = Signature(positional=("dataset", "lengths", "generator"))
+RANDOM_SAMPLER = Signature(positional=("data_source", "replacement", "num_samples", "generator"))
+SUBSET_RANDOM_SAMPLER = Signature(positional=("indices", "generator"))
+WEIGHTED_RANDOM_SAMPLER = Signature(
+    positional=("weights", "num_samples", "replacement", "generator")
+)
+DISTRIBUTED_SAMPLER = Signature(
+    positional=("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
+)
+
+
 @dataclass
 class DictValue:
     """A dict literal followed through its mutations: a Value per key, and whether it is open."""

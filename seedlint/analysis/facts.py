@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional, Union
 
-from seedlint.analysis.calls import DATALOADER, CallBinder
+from seedlint.analysis.calls import DATALOADER, CallBinder, Signature
 from seedlint.analysis.names import (
     FunctionNode,
     Meaning,
@@ -45,6 +45,7 @@ class AnalysisOptions:
     dataloader_classes: tuple[str, ...] = ()
     capture_contexts: tuple[str, ...] = ()
     seed_functions: tuple[str, ...] = ()
+    set_epoch_wrappers: tuple[str, ...] = ()
 
     @property
     def all_dataloader_classes(self) -> frozenset[str]:
@@ -82,6 +83,31 @@ class LoaderCall:
         count only where they are the DataLoader's: not for a subclass with its own
         ``__init__``)."""
         return DATALOADER.argument(self.call, name, positions=not self.custom_init)
+
+
+@dataclass(frozen=True)
+class BoundCall:
+    """A call to one of several torch APIs (or a subclass of this module), with its arguments
+    bound to that API's signature."""
+
+    call: ast.Call
+    scope: Scope
+    target: str  # the API's qualified name it resolves to (or a class of this module derives)
+    signature: Signature
+    args: dict[str, Value]
+    custom_init: bool  # a subclass of this module with its own __init__: positions unknown
+    accepts: bool  # that __init__ may take the keyword (a parameter of that name, or **kwargs)
+
+    def argument(self, name: str) -> Optional[ast.expr]:
+        """The expression passed explicitly for parameter ``name``."""
+        return self.signature.argument(self.call, name, positions=not self.custom_init)
+
+    def position(self, name: str) -> Optional[int]:
+        """Where ``name`` sits among the positional parameters (None for a subclass with an
+        ``__init__`` of its own, or a keyword-only parameter)."""
+        if self.custom_init or name not in self.signature.positional:
+            return None
+        return self.signature.positional.index(name)
 
 
 @dataclass(frozen=True)
@@ -160,6 +186,37 @@ class ModuleFacts:
                 args = self.binder.bind(call, DATALOADER, scope)
             result.append(LoaderCall(call, scope, args, custom))
         return result
+
+    @cached_property
+    def _bound_calls(self) -> dict[tuple[tuple[str, ...], str], list[BoundCall]]:
+        return {}
+
+    def calls_to(self, apis: dict[str, Signature], keyword: str = "") -> list[BoundCall]:
+        """The calls to any of ``apis`` (qualified name -> signature; a class of this module
+        deriving from one counts), aliases and module aliases included, with bound arguments.
+        ``keyword``: the parameter a subclass's own ``__init__`` is asked about (``accepts``)."""
+        key = (tuple(sorted(apis)), keyword)
+        cache = self._bound_calls
+        if key in cache:
+            return list(cache[key])
+        targets = frozenset(apis)
+        result: list[BoundCall] = []
+        for call, scope in self._calls_spelled(frozenset(t.rsplit(".", 1)[-1] for t in targets)):
+            meanings = self.resolver.meanings(call.func, scope)
+            matched = sorted(
+                t for m in meanings for t in targets if self.resolver.is_subclass(m, frozenset({t}))
+            )
+            if not matched:
+                continue
+            signature = apis[matched[0]]
+            hits = [m for m in meanings if self.resolver.is_subclass(m, targets)]
+            custom = all(_has_custom_init(m) for m in hits)
+            bare = ast.Call(func=call.func, args=[], keywords=call.keywords)
+            args = self.binder.bind(bare if custom else call, signature, scope)
+            accepts = not custom or any(_init_accepts(m, keyword) for m in hits)
+            result.append(BoundCall(call, scope, matched[0], signature, args, custom, accepts))
+        cache[key] = result
+        return list(result)
 
     @cached_property
     def calls_by_scope(self) -> dict[int, list[ast.Call]]:
@@ -296,12 +353,13 @@ class ModuleFacts:
         """RNG objects that dataset-like classes of this module hold from before the workers
         start: ``self.x = np.random.default_rng(...)`` in ``__init__``, or a module-level RNG
         object used in their methods."""
-        module_rngs: dict[str, tuple[str, ast.AST]] = {}
+        module_rngs: dict[str, tuple[str, ast.AST, ast.Call]] = {}
         for name, bindings in self.builder.module_scope.bindings.items():
             for binding in bindings:
                 factory = self._rng_factory(binding.value, binding.scope)
                 if binding.kind == "assign" and factory:
-                    module_rngs[name] = (factory, binding.node)
+                    assert isinstance(binding.value, ast.Call)
+                    module_rngs[name] = (factory, binding.node, binding.value)
         found: list[CopiedRng] = []
         for node, _ in self.builder.classes:
             if not self._dataset_like(node):
@@ -317,15 +375,19 @@ class ModuleFacts:
                         for target in targets:
                             if factory and _is_self_attribute(target):
                                 assert isinstance(target, ast.Attribute)
+                                assert isinstance(stmt.value, ast.Call)
                                 where = f"{node.name}.__init__"
+                                name = f"self.{target.attr}"
                                 found.append(
-                                    CopiedRng(node, f"self.{target.attr}", factory, where, stmt)
+                                    CopiedRng(node, name, factory, where, stmt, stmt.value)
                                 )
                     elif isinstance(stmt, ast.Name) and stmt.id in module_rngs:
                         bindings = lookup(stmt.id, method_scope) or []
                         if any(b.scope is self.builder.module_scope for b in bindings):
-                            factory, origin = module_rngs[stmt.id]
-                            found.append(CopiedRng(node, stmt.id, factory, "module level", origin))
+                            factory, origin, call = module_rngs[stmt.id]
+                            found.append(
+                                CopiedRng(node, stmt.id, factory, "module level", origin, call)
+                            )
         unique: dict[tuple[int, str], CopiedRng] = {}
         for item in found:
             unique.setdefault((id(item.holder), item.name), item)
@@ -388,6 +450,18 @@ def _has_custom_init(meaning: Meaning) -> bool:
     return False
 
 
+def _init_accepts(meaning: Meaning, name: str) -> bool:
+    """A class's own ``__init__`` has a parameter ``name`` or takes ``**kwargs``."""
+    if not isinstance(meaning, ast.ClassDef):
+        return True
+    for stmt in meaning.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__init__":
+            args = stmt.args
+            every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+            return args.kwarg is not None or any(a.arg == name for a in every)
+    return True
+
+
 # Constructors of RNG objects that carry their own state (pytorch-rng.md 3.3-3.4): a copy made
 # before the workers start is duplicated in every worker and not reseeded by PyTorch.
 RNG_OBJECT_FACTORIES: frozenset[str] = frozenset(
@@ -413,3 +487,4 @@ class CopiedRng:
     factory: str  # e.g. "numpy.random.default_rng"
     where: str  # "NoisyDataset.__init__" or "module level"
     node: ast.AST
+    call: ast.Call  # the call that creates the object

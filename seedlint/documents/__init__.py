@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from seedlint.core import Finding, Problem
-from seedlint.documents.notebook import Notebook, NotebookError, load, render_program, split
+from seedlint.documents.errors import DocumentError
+from seedlint.documents.notebook import Notebook, load, render_program, split
 from seedlint.documents.source import DecodeError, Source
 
 __all__ = [
@@ -27,17 +28,6 @@ __all__ = [
     "position_of",
     "read_document",
 ]
-
-
-class DocumentError(Exception):
-    """The bytes are not a document seedlint can read: reported as one RNG000."""
-
-    def __init__(self, kind: Problem, message: str, row: int = 1, col: int = 0) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.row = row
-        self.col = col
 
 
 def is_notebook(display: str) -> bool:
@@ -105,10 +95,7 @@ Document = Union[PythonDocument, NotebookDocument]
 def read_document(raw: bytes, display: str) -> Document:
     """The document in ``raw``; DocumentError when it cannot be decoded or loaded."""
     if is_notebook(display):
-        try:
-            notebook = load(raw)
-        except NotebookError as error:
-            raise DocumentError(error.kind, error.message, error.row, error.col) from None
+        notebook = load(raw)  # DocumentError when it is not a notebook
         program = notebook.program() if notebook.python and notebook.cells else ""
         return NotebookDocument(display, raw, notebook, program)
     try:

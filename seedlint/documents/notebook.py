@@ -32,6 +32,7 @@ from typing import Any, Optional
 
 from seedlint.core import Finding
 from seedlint.core.findings import Problem
+from seedlint.documents.errors import DocumentError
 
 BOUNDARY = "# seedlint-cell-boundary"
 _BOUNDARY_LINE = re.compile(r"# seedlint-cell-boundary (\d+)")
@@ -182,41 +183,32 @@ class Notebook:
         return "".join(parts)
 
 
-class NotebookError(Exception):
-    def __init__(self, kind: Problem, message: str, row: int = 1, col: int = 0) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.row = row
-        self.col = col
-
-
 def load(raw: bytes) -> Notebook:
-    """The notebook's code cells; NotebookError when the bytes are not a notebook."""
+    """The notebook's code cells; DocumentError when the bytes are not a notebook."""
     bom = raw.startswith(codecs.BOM_UTF8)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise NotebookError(Problem.READ, f"cannot decode as utf-8: {error}") from None
+        raise DocumentError(Problem.READ, f"cannot decode as utf-8: {error}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise NotebookError(
+        raise DocumentError(
             Problem.SYNTAX, f"invalid notebook JSON: {error.msg}", error.lineno, error.colno - 1
         ) from None
     except RecursionError:
-        raise NotebookError(Problem.SYNTAX, "invalid notebook JSON: nested too deeply") from None
+        raise DocumentError(Problem.SYNTAX, "invalid notebook JSON: nested too deeply") from None
     if not isinstance(data, dict):
-        raise NotebookError(Problem.SYNTAX, "not a notebook: the JSON is not an object")
+        raise DocumentError(Problem.SYNTAX, "not a notebook: the JSON is not an object")
     raw_cells = data.get("cells")
     if raw_cells is None and "worksheets" in data:
-        raise NotebookError(Problem.SYNTAX, "not supported: notebook format 3 (nbformat < 4)")
+        raise DocumentError(Problem.SYNTAX, "not supported: notebook format 3 (nbformat < 4)")
     if not isinstance(raw_cells, list):
-        raise NotebookError(Problem.SYNTAX, "not a notebook: no `cells` list")
+        raise DocumentError(Problem.SYNTAX, "not a notebook: no `cells` list")
     cells = []
     for index, cell in enumerate(raw_cells, 1):
         if not isinstance(cell, dict):
-            raise NotebookError(Problem.SYNTAX, f"not a notebook: cell {index} is not an object")
+            raise DocumentError(Problem.SYNTAX, f"not a notebook: cell {index} is not an object")
         if cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
@@ -226,7 +218,7 @@ def load(raw: bytes) -> Notebook:
             cells.append(Cell(index, source, False))
         else:
             message = f"not a notebook: the source of cell {index} is not text"
-            raise NotebookError(Problem.SYNTAX, message)
+            raise DocumentError(Problem.SYNTAX, message)
     return Notebook(text, bom, cells, _is_python(data.get("metadata")))
 
 

@@ -124,7 +124,7 @@ def _round(
     """One round over ``text``: (new text, the findings fixed, an error)."""
     import libcst as cst
 
-    from seedlint.fixes.transform import apply_changes, conflicts
+    from seedlint.fixes.transform import apply_changes, conflicts, same_change
 
     try:
         ctx = _context(text, checked, settings)
@@ -134,6 +134,7 @@ def _round(
         return text, [], "cannot fix: libcst does not reproduce this file exactly; left unchanged"
     accepted: list[Change] = []
     applied: list[Flagged] = []
+    duplicates: list[Flagged] = []  # findings whose fix is exactly an accepted change
     for item in sorted(candidates, key=lambda item: item.finding.sort_key):
         try:
             change = item.rule.fix(ctx, item.violation)
@@ -143,7 +144,12 @@ def _round(
                 "was left unchanged; please report this at the seedlint issue tracker"
             )
             return text, [], message
-        if change is None or change.empty or conflicts(change, accepted, ctx.positions):
+        if change is None or change.empty:
+            continue
+        if any(same_change(change, other) for other in accepted):
+            duplicates.append(item)
+            continue
+        if conflicts(change, accepted, ctx.positions):
             continue
         accepted.append(change)
         applied.append(item)
@@ -165,7 +171,7 @@ def _round(
             "was left unchanged; please report this at the seedlint issue tracker"
         )
         return text, [], message
-    return new_text, [item.finding for item in applied], None
+    return new_text, [item.finding for item in (*applied, *duplicates)], None
 
 
 def _compiles(text: str, display: str) -> bool:

@@ -42,7 +42,10 @@ def check_selectors(selectors: tuple[str, ...], option: str) -> None:
 
 def analysis_options(settings: Settings) -> AnalysisOptions:
     return AnalysisOptions(
-        settings.dataloader_classes, settings.capture_contexts, settings.seed_functions
+        settings.dataloader_classes,
+        settings.capture_contexts,
+        settings.seed_functions,
+        settings.set_epoch_wrappers,
     )
 
 

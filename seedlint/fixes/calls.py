@@ -6,11 +6,12 @@ comment after the last argument kept on its line); arguments on one line stay on
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 import libcst as cst
 
-from seedlint.analysis.facts import LoaderCall
+from seedlint.analysis.facts import BoundCall, LoaderCall
 from seedlint.fixes.context import Change, FixContext, parse_expression
 from seedlint.fixes.locate import positional_index
 
@@ -21,10 +22,22 @@ def set_loader_argument(
     ctx: FixContext, change: Change, loader: LoaderCall, name: str, value: str
 ) -> bool:
     """Record in ``change`` that the loader call passes ``name=value``."""
-    node = ctx.node(loader.call, cst.Call)
+    return set_call_argument(ctx, change, loader.call, name, value, positional_index(loader, name))
+
+
+def set_call_argument(
+    ctx: FixContext,
+    change: Change,
+    call: ast.Call,
+    name: str,
+    value: str,
+    position: Optional[int] = None,
+) -> bool:
+    """Record in ``change`` that ``call`` passes ``name=value`` (``position``: where ``name``
+    sits among the callee's positional parameters, None when it is passed by keyword only)."""
+    node = ctx.node(call, cst.Call)
     if not isinstance(node, cst.Call):
         return False
-    position = positional_index(loader, name)
     change.replace(node, set_argument(node, name, parse_expression(value), position))
     return True
 
@@ -110,4 +123,16 @@ def _line_break(
         empty_lines=[],
         indent=separator.indent,
         last_line=separator.last_line,
+    )
+
+
+def pass_seeded_generator(ctx: FixContext, bound: BoundCall) -> Optional[Change]:
+    """The change that makes ``bound`` pass ``generator=torch.Generator().manual_seed(SEED)``."""
+    change = Change()
+    at = (bound.call.lineno, bound.call.col_offset)
+    torch = ctx.module_name(change, "torch", bound.scope, at)
+    value = f"{torch}.Generator().manual_seed({ctx.seed(at, bound.scope)})"
+    position = bound.position("generator")
+    return (
+        change if set_call_argument(ctx, change, bound.call, "generator", value, position) else None
     )

@@ -8,6 +8,7 @@ from typing import Optional
 
 from seedlint.analysis.calls import DATALOADER
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
+from seedlint.analysis.names import Scope
 from seedlint.core import Applicability
 
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -76,10 +77,17 @@ def positional_index(loader: LoaderCall, name: str) -> Optional[int]:
 def settable(facts: ModuleFacts, loader: LoaderCall, name: str) -> bool:
     """Whether a fix can pass ``name=`` to the loader call: it is passed as an explicit keyword
     or position, or not at all (not through ``*args``, nor a ``**kwargs`` that may hold it)."""
-    call = loader.call
+    return argument_settable(facts, loader.call, loader.scope, name, positional_index(loader, name))
+
+
+def argument_settable(
+    facts: ModuleFacts, call: ast.Call, scope: Scope, name: str, position: Optional[int]
+) -> bool:
+    """Whether a fix can pass ``name=`` to ``call`` (``position``: where ``name`` sits among the
+    callee's positional parameters, None when unknown): it is passed as an explicit keyword or
+    position, or not at all (not through ``*args``, nor a ``**kwargs`` that may hold it)."""
     if any(keyword.arg == name for keyword in call.keywords):
         return True
-    position = positional_index(loader, name)
     for index, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
             return position is None  # the star may fill that position
@@ -87,7 +95,7 @@ def settable(facts: ModuleFacts, loader: LoaderCall, name: str) -> bool:
             return True
     for keyword in call.keywords:
         if keyword.arg is None:
-            spread = facts.binder.dict_value(keyword.value, loader.scope)
+            spread = facts.binder.dict_value(keyword.value, scope)
             if spread.open or name in spread.entries:
                 return False
     return True

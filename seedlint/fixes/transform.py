@@ -45,6 +45,33 @@ def conflicts(
     return False
 
 
+def same_change(change: Change, other: Change) -> bool:
+    """Whether two changes make exactly the same edit (two findings with one fix: a second
+    RNG005 object reseeded by the same ``seed_worker``); the fixer applies it once and counts
+    both findings fixed."""
+    if len(change.replacements) != len(other.replacements) or len(change.insertions) != len(
+        other.insertions
+    ):
+        return False
+    for (old, new), (other_old, other_new) in zip(change.replacements, other.replacements):
+        if old is not other_old or not new.deep_equals(other_new):
+            return False
+    if len(change.removals) != len(other.removals) or any(
+        a is not b for a, b in zip(change.removals, other.removals)
+    ):
+        return False
+    for mine, theirs in zip(change.insertions, other.insertions):
+        if (
+            mine.anchor is not theirs.anchor
+            or mine.before != theirs.before
+            or mine.key != theirs.key
+            or len(mine.statements) != len(theirs.statements)
+            or not all(a.deep_equals(b) for a, b in zip(mine.statements, theirs.statements))
+        ):
+            return False
+    return change.imports == other.imports
+
+
 def _strict(change: Change) -> list[cst.CSTNode]:
     return [old for old, _ in change.replacements] + list(change.removals)
 

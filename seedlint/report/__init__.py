@@ -309,9 +309,14 @@ def _uri(path: str) -> str:
 
 
 def _first_paragraph(doc: str) -> str:
-    body = doc.strip().split("\n\n")
-    paragraphs = [p for p in body if not p.startswith("#")]
-    return " ".join(paragraphs[0].split()) if paragraphs else ""
+    """The doc's first paragraph of text (a heading line opening a paragraph is left out)."""
+    for paragraph in doc.strip().split("\n\n"):
+        lines = paragraph.split("\n")
+        while lines and lines[0].startswith("#"):
+            lines.pop(0)
+        if lines:
+            return " ".join(" ".join(lines).split())
+    return ""
 
 
 def gitlab(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = None) -> str:
@@ -355,7 +360,7 @@ FORMATS: dict[str, Formatter] = {
 HUMAN = ("full", "concise")
 
 
-def summary(findings: Sequence[Finding], fixed: int = 0, unsafe_hidden: int = 0) -> str:
+def summary(findings: Sequence[Finding], fixed: int = 0) -> str:
     count = len(findings)
     lines: list[str] = []
     if count == 0 and fixed == 0:
@@ -366,7 +371,7 @@ def summary(findings: Sequence[Finding], fixed: int = 0, unsafe_hidden: int = 0)
     else:
         lines.append(f"Found {count} finding{'s' if count != 1 else ''}.")
     safe = sum(1 for f in findings if f.fix is not None and f.fixable)
-    unsafe = unsafe_hidden + sum(1 for f in findings if f.fix is not None and not f.fixable)
+    unsafe = sum(1 for f in findings if f.fix is not None and not f.fixable)
     hidden = f"{unsafe} hidden fix{'es' if unsafe != 1 else ''} can be enabled with the "
     hidden += "`--unsafe-fixes` option"
     if safe:

@@ -25,7 +25,6 @@ from seedlint.config import Settings, SettingsResolver, path_matches
 class Candidate:
     path: Path
     settings: Settings
-    explicit: bool
     problem: Optional[str] = None  # a file that cannot be read: reported as RNG000
 
 
@@ -149,7 +148,7 @@ def discover(
             if settings.force_exclude and is_excluded(given, settings):
                 skipped(given, "excluded (--force-exclude)")
                 continue
-            yield Candidate(given, settings, explicit=True)
+            yield Candidate(given, settings)
 
 
 def is_excluded(path: Path, settings: Settings) -> bool:
@@ -183,7 +182,7 @@ def _walk(top: Path, resolver: SettingsResolver, skipped: Skipped) -> Iterator[C
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as error:
-            yield Candidate(directory, settings, False, f"cannot list folder: {error.strerror}")
+            yield Candidate(directory, settings, f"cannot list folder: {error.strerror}")
             continue
         subdirs: list[tuple[Path, Path, _Ignores]] = []
         for entry in entries:
@@ -214,12 +213,12 @@ def _walk(top: Path, resolver: SettingsResolver, skipped: Skipped) -> Iterator[C
                     skipped(path, "a link to a file outside the folder checked")
                     continue
                 if problem is not None:
-                    yield Candidate(path, settings, False, problem)
+                    yield Candidate(path, settings, problem)
                     continue
                 if os.path.isdir(path):
                     skipped(path, "a link to a folder (never followed)")
                     continue
-            yield Candidate(path, settings, explicit=False)
+            yield Candidate(path, settings)
         stack.extend(reversed(subdirs))
 
 

@@ -1,0 +1,247 @@
+"""DistributedSampler epochs: which loaders a sampler goes to, whether a loader is used inside an
+epoch loop, and whether anything calls ``set_epoch`` on the sampler (plain ``ast``; RNG008 and
+its fix).
+
+Values are followed by name resolution: a plain name refers to a call when one of its bindings
+in the scope where it is read is that call (or a branch of a conditional expression holding it);
+an attribute chain (``self.loader``) refers to it when the call is assigned to that chain
+anywhere in the module."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Union
+
+from seedlint.analysis.facts import BoundCall, ModuleFacts
+from seedlint.analysis.names import Scope, dotted_name, lookup
+
+Loop = Union[ast.For, ast.AsyncFor, ast.While]
+
+# Callables (and classes whose methods) call ``set_epoch`` on the samplers of the loaders handed
+# to them: Lightning's Trainer, accelerate's prepare, composer's Trainer, torchdata's
+# SamplerWrapper. The `set-epoch-wrappers` setting adds to them.
+DEFAULT_SET_EPOCH_WRAPPERS: tuple[str, ...] = (
+    "lightning.Trainer",
+    "lightning.pytorch.Trainer",
+    "pytorch_lightning.Trainer",
+    "accelerate.Accelerator",
+    "accelerate.accelerator.Accelerator",
+    "accelerate.data_loader.prepare_data_loader",
+    "accelerate.utils.prepare_data_loader",
+    "composer.Trainer",
+    "composer.trainer.Trainer",
+    "torchdata.nodes.SamplerWrapper",
+    "torchdata.nodes.adapters.SamplerWrapper",
+)
+
+
+@dataclass
+class Refs:
+    """Calls whose results are followed, and the attribute chains they are stored under."""
+
+    calls: list[ast.Call] = field(default_factory=list)
+    chains: set[str] = field(default_factory=set)
+
+    def add(self, facts: ModuleFacts, call: ast.Call) -> None:
+        self.calls.append(call)
+        self.chains |= {c for c in _stored_chains(facts, call) if "." in c}
+
+
+@dataclass
+class SamplerUse:
+    """A DistributedSampler call and what the module does with it."""
+
+    sampler: BoundCall
+    samplers: Refs = field(default_factory=Refs)
+    loaders: Refs = field(default_factory=Refs)  # loader calls it goes to (or calls returning one)
+    loops: list[tuple[Loop, Scope]] = field(default_factory=list)  # epoch loops using a loader
+
+
+def _is_value_of(node: ast.AST, value: ast.expr) -> bool:
+    if value is node:
+        return True
+    if isinstance(value, ast.IfExp):
+        return _is_value_of(node, value.body) or _is_value_of(node, value.orelse)
+    return False
+
+
+def _stored_chains(facts: ModuleFacts, call: ast.Call) -> set[str]:
+    result: set[str] = set()
+    for stmt in _assignments(facts):
+        if stmt.value is not None and _is_value_of(call, stmt.value):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            result |= {n for n in (dotted_name(t) for t in targets) if n is not None}
+    return result
+
+
+def _assignments(facts: ModuleFacts) -> list[Union[ast.Assign, ast.AnnAssign]]:
+    cached = facts.__dict__.get("_epoch_assignments")
+    if cached is None:
+        cached = [n for n in ast.walk(facts.tree) if isinstance(n, (ast.Assign, ast.AnnAssign))]
+        facts.__dict__["_epoch_assignments"] = cached
+    return list(cached)
+
+
+def refers(expr: ast.AST, scope: Scope, refs: Refs) -> bool:
+    """``expr`` holds one of ``refs.calls``, a name bound to one, or a chain they are stored
+    under (or an attribute of one: ``loader.sampler``)."""
+    for inner in ast.walk(expr):
+        if any(inner is call for call in refs.calls):
+            return True
+        if isinstance(inner, ast.Name):
+            for binding in lookup(inner.id, scope) or []:
+                value = binding.value
+                if (
+                    binding.kind == "assign"
+                    and value is not None
+                    and any(_is_value_of(call, value) for call in refs.calls)
+                ):
+                    return True
+        elif isinstance(inner, ast.Attribute):
+            name = dotted_name(inner)
+            if name is not None and any(name == c or name.startswith(c + ".") for c in refs.chains):
+                return True
+    return False
+
+
+def sampler_uses(facts: ModuleFacts, samplers: list[BoundCall]) -> list[SamplerUse]:
+    result = []
+    for sampler in samplers:
+        use = SamplerUse(sampler)
+        use.samplers.add(facts, sampler.call)
+        for loader in facts.dataloader_calls:
+            for name in ("sampler", "batch_sampler"):
+                expr = loader.argument(name)
+                if expr is not None and refers(expr, loader.scope, use.samplers):
+                    use.loaders.add(facts, loader.call)
+        for loader_call in list(use.loaders.calls):
+            for call in _calls_returning(facts, loader_call):
+                use.loaders.add(facts, call)
+        use.loops = _epoch_loops(facts, use)
+        result.append(use)
+    return result
+
+
+def _calls_returning(facts: ModuleFacts, loader_call: ast.Call) -> list[ast.Call]:
+    """Calls to a module function that returns the loader (or a name holding it):
+    ``train_loader = build_loader(...)``."""
+    result: list[ast.Call] = []
+    single = Refs([loader_call])
+    for function, _ in facts.builder.functions:
+        scope = facts.resolver.scope_of(function)
+        if not any(
+            isinstance(r, ast.Return) and r.value is not None and refers(r.value, scope, single)
+            for r in ast.walk(function)
+        ):
+            continue
+        for other, other_scope in facts.builder.calls:
+            if function in facts.resolver.meanings(other.func, other_scope):
+                result.append(other)
+    return result
+
+
+def _epoch_loops(facts: ModuleFacts, use: SamplerUse) -> list[tuple[Loop, Scope]]:
+    """Loops whose body (not only their iterable) uses one of the sampler's loaders: the loader
+    is iterated again at every turn."""
+    result: list[tuple[Loop, Scope]] = []
+    for node in ast.walk(facts.tree):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            scope = _scope_of_statement(facts, node)
+            if any(refers(stmt, scope, use.loaders) for stmt in node.body):
+                result.append((node, scope))
+    return result
+
+
+def _scope_of_statement(facts: ModuleFacts, stmt: ast.stmt) -> Scope:
+    """The innermost function (or the module) scope whose body holds ``stmt``."""
+    best = facts.builder.module_scope
+    best_start = (0, 0)
+    here = (stmt.lineno, stmt.col_offset)
+    stop = (stmt.end_lineno or 0, stmt.end_col_offset or 0)
+    for function, _ in facts.builder.functions:
+        start = (function.lineno, function.col_offset)
+        end = (function.end_lineno or 0, function.end_col_offset or 0)
+        if start < here and stop <= end and start >= best_start:
+            best, best_start = facts.resolver.scope_of(function), start
+    return best
+
+
+def sets_epoch(facts: ModuleFacts, use: SamplerUse) -> bool:
+    """Some ``set_epoch`` call may reach the sampler: on the sampler or through one of its
+    loaders (``loader.sampler.set_epoch(epoch)``); on a receiver this module cannot follow (not a
+    plain dotted name, or one rooted in a parameter or an unbound name) that names a sampler; or
+    a module helper called ``set_epoch``."""
+    for call, scope in facts.builder.calls:
+        func = call.func
+        if isinstance(func, ast.Name) and func.id == "set_epoch":
+            return True
+        if not (isinstance(func, ast.Attribute) and func.attr == "set_epoch"):
+            continue
+        if refers(func.value, scope, use.samplers) or refers(func.value, scope, use.loaders):
+            return True
+        receiver = dotted_name(func.value)
+        if receiver is None:
+            return True
+        if "sampler" in receiver.lower() and _unresolved(receiver.split(".", 1)[0], scope):
+            return True
+    return False
+
+
+def _unresolved(name: str, scope: Scope) -> bool:
+    bindings = lookup(name, scope)
+    return not bindings or any(b.kind != "assign" for b in bindings)
+
+
+# Calls that take a sampler without keeping it: handing a sampler to them is not an escape.
+_INSPECTING = frozenset({"isinstance", "hasattr", "getattr", "len", "print", "repr", "str", "type"})
+_SAMPLER_HOLDERS = frozenset({"torch.utils.data.BatchSampler"})
+
+
+def sampler_escapes(facts: ModuleFacts, use: SamplerUse) -> bool:
+    """The sampler itself is handed to a call other than a loader or a ``BatchSampler``
+    (``train(..., sampler=train_sampler)``): the callee, maybe in another module, may call
+    ``set_epoch`` on it."""
+    loaders = {id(loader.call) for loader in facts.dataloader_calls}
+    for call, scope in facts.builder.calls:
+        if id(call) in loaders or call is use.sampler.call:
+            continue
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in _INSPECTING:
+            continue
+        if facts.resolver.qualnames(func, scope) & _SAMPLER_HOLDERS:
+            continue
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        if any(_is_reference(a, scope, use.samplers) for a in arguments):
+            return True
+    return False
+
+
+def _is_reference(expr: ast.expr, scope: Scope, refs: Refs) -> bool:
+    """``expr`` is the followed value itself (a name or chain holding it), not a larger
+    expression that merely mentions it (``len(sampler)``, ``sampler.num_samples``)."""
+    if isinstance(expr, ast.Starred):
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        return refers(expr, scope, refs)
+    if isinstance(expr, ast.Attribute):
+        name = dotted_name(expr)
+        return name is not None and name in refs.chains
+    return False
+
+
+def handed_to_wrapper(facts: ModuleFacts, use: SamplerUse, wrappers: frozenset[str]) -> bool:
+    """The sampler or one of its loaders is passed to a callable that sets epochs itself, or to
+    a method of an instance of such a class (``accelerator.prepare(loader)``)."""
+    for call, scope in facts.builder.calls:
+        arguments = [*call.args, *(k.value for k in call.keywords)]
+        if not any(
+            refers(a, scope, use.samplers) or refers(a, scope, use.loaders) for a in arguments
+        ):
+            continue
+        if facts.resolver.qualnames(call.func, scope) & wrappers:
+            return True
+        func = call.func
+        if isinstance(func, ast.Attribute) and facts.call_to(func.value, scope, wrappers):
+            return True
+    return False

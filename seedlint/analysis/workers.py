@@ -1,0 +1,126 @@
+"""DataLoader workers: which RNG objects a loader's workers copy, and which ``worker_init_fn``
+reseeds them (plain ``ast``, shared by RNG002 and RNG005 and their fixes)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional, Union
+
+from seedlint.analysis.facts import CopiedRng, LoaderCall, ModuleFacts
+from seedlint.analysis.names import lookup
+from seedlint.analysis.values import ABSENT, is_none_or_absent
+
+WorkerFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+
+
+def may_have_workers(loader: LoaderCall) -> bool:
+    """``num_workers`` may be non-zero: a known non-zero value or an expression that may be
+    anything (not absent, ``0``/``None``, or a caller's parameter without a default)."""
+    return loader.args["num_workers"].may(_may_be_nonzero)
+
+
+def _may_be_nonzero(option: object) -> bool:
+    return option is not ABSENT and option is not None and option != 0
+
+
+def lacks_init_fn(loader: LoaderCall) -> bool:
+    """``worker_init_fn`` is absent or ``None`` on some path."""
+    return loader.args["worker_init_fn"].known_may(is_none_or_absent)
+
+
+def copied_by(facts: ModuleFacts, loader: LoaderCall) -> list[CopiedRng]:
+    """The RNG objects (created before the workers start) that the loader's dataset may hold:
+    every one of the module's when the dataset is not known to be built from its classes."""
+    if loader.dataset is None:
+        return list(facts.copied_rngs)
+    classes = facts.instance_classes(loader.dataset, loader.scope)
+    if classes is None:  # the dataset may be an instance of any of them
+        return list(facts.copied_rngs)
+    return [c for meaning in classes for c in facts.holders(meaning)]
+
+
+def init_functions(facts: ModuleFacts, loader: LoaderCall) -> Optional[list[WorkerFunction]]:
+    """The functions of this module the loader's ``worker_init_fn`` may be (a lambda, or a name
+    bound only to functions of the module); None when it may be anything else."""
+    expr = loader.argument("worker_init_fn")
+    if expr is None:
+        return None
+    if isinstance(expr, ast.Lambda):
+        return [expr]
+    meanings = facts.resolver.meanings(expr, loader.scope)
+    if not meanings:
+        return None
+    functions: list[WorkerFunction] = []
+    for meaning in meanings:
+        if not isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return None
+        functions.append(meaning)
+    return functions
+
+
+def reseeds(facts: ModuleFacts, function: WorkerFunction, copied: list[CopiedRng]) -> bool:
+    """Whether ``function`` (a worker_init_fn) reseeds every one of ``copied``: it calls
+    ``get_worker_info`` and reaches each object by attribute name, through ``vars(...)`` or
+    ``__dict__``, or by its module-level name. With nothing copied: it seeds something."""
+    scope = facts.resolver.scope_of(function)
+    worker_info = whole_dict = seeds = False
+    names: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call):
+            qualnames = facts.resolver.qualnames(node.func, scope)
+            if "torch.utils.data.get_worker_info" in qualnames:
+                worker_info = True
+            if isinstance(node.func, ast.Name) and node.func.id == "vars":
+                whole_dict = True
+            func = node.func
+            last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            seeds = seeds or "seed" in last.lower()
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+            whole_dict = whole_dict or node.attr == "__dict__"
+        elif isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Global):
+            names.update(node.names)
+    if not copied:
+        return seeds
+    if not worker_info:
+        return False
+    for rng in copied:
+        attribute = rng.name.startswith("self.")
+        if attribute and not whole_dict and rng.name[5:] not in names:
+            return False
+        if not attribute and rng.name not in names:
+            return False
+    return True
+
+
+def reusable_function(
+    facts: ModuleFacts, loader: LoaderCall, copied: list[CopiedRng], top: ast.stmt
+) -> Optional[ast.FunctionDef]:
+    """A module-level function (``seed_worker`` first) that already does a fix's job for this
+    loader: it reseeds what the loader's dataset holds (see :func:`reseeds`), takes the worker
+    id, is what its name means at the loader, and is defined before a module-level loader
+    runs."""
+    candidates = [s for s in facts.tree.body if isinstance(s, ast.FunctionDef)]
+    candidates.sort(key=lambda f: f.name != "seed_worker")
+    runs_at_import = not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    for function in candidates:
+        if runs_at_import and function.lineno > top.lineno:
+            continue
+        if not copied and function.name not in WORKER_INIT_NAMES:
+            continue
+        args = function.args
+        positional = len(args.posonlyargs) + len(args.args)
+        if positional - len(args.defaults) > 1 or (positional == 0 and args.vararg is None):
+            continue
+        bindings = lookup(function.name, loader.scope) or []
+        if [b.node for b in bindings] != [function]:
+            continue
+        if reseeds(facts, function, copied):
+            return function
+    return None
+
+
+# Names under which a module's own worker_init_fn is reused when the dataset holds no RNG object.
+WORKER_INIT_NAMES = frozenset({"seed_worker", "worker_init_fn", "seed_worker_", "worker_init"})

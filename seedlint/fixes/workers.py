@@ -1,0 +1,107 @@
+"""The ``seed_worker`` fix shared by RNG002 and RNG005: pass ``worker_init_fn=seed_worker`` to a
+loader and define the function once per module (or reuse one that does the job)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from seedlint.analysis.facts import CopiedRng, LoaderCall, ModuleFacts
+from seedlint.analysis.workers import reusable_function
+from seedlint.fixes.calls import set_loader_argument
+from seedlint.fixes.context import Change, FixContext, parse_statement
+from seedlint.fixes.locate import start, top_statement
+
+_TEMPLATE_LOCALS = frozenset({"worker_id", "worker_seed", "dataset", "name", "value"})
+_REBUILT = frozenset({"numpy.random.default_rng", "numpy.random.Generator"})
+_TORCH = frozenset({"torch.Generator"})
+
+
+def add_seed_worker(
+    ctx: FixContext, change: Change, loader: LoaderCall, copied: list[CopiedRng]
+) -> bool:
+    """Record in ``change`` that ``loader`` passes ``worker_init_fn=`` a module-level function
+    that reseeds each worker's streams (and ``copied``): an existing one that does, else a new
+    ``seed_worker``."""
+    top = top_statement(ctx.facts.tree, loader.call)
+    if top is None:
+        return False
+    existing = reusable_function(ctx.facts, loader, copied, top)
+    if existing is not None:
+        name = existing.name
+    else:
+        anchor = definition_place(ctx.facts.tree, top)
+        target = ctx.statement(anchor)
+        if target is None:
+            return False
+        name = ctx.names.free("seed_worker", loader.scope)
+        code = seed_worker_code(ctx, change, name, anchor)
+        change.insert_before(target, [parse_statement(code)], key=f"def {name}")
+    return set_loader_argument(ctx, change, loader, "worker_init_fn", name)
+
+
+def definition_place(tree: ast.Module, top: ast.stmt) -> ast.stmt:
+    """The module-level statement ``seed_worker`` goes before: the one after the last import
+    that precedes ``top`` (the statement holding the loader call), else ``top`` itself."""
+    body = tree.body
+    index = body.index(top)
+    for position in range(index - 1, -1, -1):
+        if isinstance(body[position], (ast.Import, ast.ImportFrom)):
+            return body[position + 1]
+    return top
+
+
+def _module_level_rngs(facts: ModuleFacts) -> list[tuple[str, str]]:
+    """(name, factory) of the module-level RNG objects dataset code uses, by name."""
+    found = {c.name: c.factory for c in facts.copied_rngs if not c.name.startswith("self.")}
+    return sorted((n, f) for n, f in found.items() if n not in _TEMPLATE_LOCALS)
+
+
+def seed_worker_code(ctx: FixContext, change: Change, name: str, anchor: ast.stmt) -> str:
+    """The ``seed_worker`` function, written with the module's own names for its modules: the
+    PyTorch recipe (``random`` and ``numpy`` from ``torch.initial_seed()``), plus, where the
+    module's datasets hold RNG objects, the lines that reseed them."""
+    facts = ctx.facts
+    scope = facts.builder.module_scope
+    at = start(anchor)
+    torch = ctx.module_name(change, "torch", scope, at)
+    rand = ctx.module_name(change, "random", scope, at)
+    numpy: Optional[str] = (
+        ctx.module_name(change, "numpy", scope, at)
+        if facts.resolver.imports_module("numpy")
+        else None
+    )
+    lines = [
+        f"def {name}(worker_id):",
+        '    """Seed this DataLoader worker\'s random streams (added by seedlint)."""',
+        f"    worker_seed = {torch}.initial_seed() % 2**32",
+        f"    {rand}.seed(worker_seed)",
+    ]
+    if numpy:
+        lines.append(f"    {numpy}.random.seed(worker_seed)")
+    if not facts.copied_rngs:
+        return "\n".join(lines) + "\n"
+    in_place = f"({rand}.Random, {numpy}.random.RandomState)" if numpy else f"{rand}.Random"
+    lines += [
+        f"    dataset = {torch}.utils.data.get_worker_info().dataset",
+        "    for name, value in list(vars(dataset).items()):",
+        f"        if isinstance(value, {in_place}):",
+        "            value.seed(worker_seed)",
+    ]
+    if numpy:
+        lines += [
+            f"        elif isinstance(value, {numpy}.random.Generator):",
+            f"            setattr(dataset, name, {numpy}.random.default_rng(worker_seed))",
+        ]
+    lines += [
+        f"        elif isinstance(value, {torch}.Generator):",
+        "            value.manual_seed(worker_seed)",
+    ]
+    for rng, factory in _module_level_rngs(facts):
+        if factory in _REBUILT and numpy:
+            lines += [f"    global {rng}", f"    {rng} = {numpy}.random.default_rng(worker_seed)"]
+        elif factory in _TORCH:
+            lines.append(f"    {rng}.manual_seed(worker_seed)")
+        elif factory not in _REBUILT:
+            lines.append(f"    {rng}.seed(worker_seed)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,125 @@
+"""RNG006: ``random_split`` drawing the split from the global torch generator."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from seedlint.analysis.calls import RANDOM_SPLIT
+from seedlint.analysis.facts import AnalysisOptions, BoundCall, ModuleFacts
+from seedlint.core import FixAvailability
+from seedlint.fixes.generators import generator_fix, lacks_generator, seeded_generator
+from seedlint.fixes.locate import start
+from seedlint.prefilter.words import WordGroups
+from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
+
+if TYPE_CHECKING:
+    from seedlint.fixes.context import Change, FixContext
+    from seedlint.fixes.options import FixOptions
+
+MESSAGE = "`random_split` without a `generator` draws the split from the global torch generator"
+APIS = {"torch.utils.data.random_split": RANDOM_SPLIT}
+
+
+@dataclass(frozen=True)
+class RandomSplitWithoutGeneratorViolation(Violation):
+    node: ast.Call
+
+    @property
+    def message(self) -> str:
+        return MESSAGE
+
+
+class RandomSplitWithoutGenerator(Rule):
+    code = "RNG006"
+    name = "random-split-without-generator"
+    summary = "random_split draws the split from the global torch generator"
+    fix_availability = FixAvailability.SOMETIMES
+    doc = """
+## What it does
+Checks for `torch.utils.data.random_split(...)` (under any import name or module alias) with no
+`generator`: absent, `None` (by keyword, position, or a `**kwargs` dict built in the same
+function), or `torch.default_generator`.
+
+## Why is this bad?
+`random_split`'s default generator is the **global CPU generator** itself
+(`torch/utils/data/dataset.py`): the split is one `randperm` drawn from it. After
+`torch.manual_seed(...)` the split repeats from run to run, but only while every earlier draw from
+the global generator stays the same. Building a model on the CPU before the split, a changed
+augmentation, an extra `torch.rand`, a resumed run, or per-rank seeds in distributed training
+(each rank then splits differently) silently change which samples land in training and which in
+validation: samples then mix between the two across runs, and validation scores are no longer
+comparable. Without any seeding the split differs on every run.
+
+A `generator` of its own, seeded from the run's seed, makes the split depend on that seed only.
+
+## Fix safety
+The fix passes `generator=torch.Generator().manual_seed(SEED)`: in place of an explicit `None`
+(keyword or position) or `torch.default_generator`, else as a keyword after the existing
+arguments, in the call's layout. `SEED` is chosen as for RNG001: the seed the program already
+names where the fix goes (an earlier `torch.manual_seed(X)` or seeding call, a `seed` variable or
+parameter, `args.seed` when argparse defines `--seed`), else the `fix-seed` setting (default 0).
+`torch` is written under the module's name for it, and imported when missing.
+
+The fix is **safe**: it only seeds. It changes the split, which is its purpose: results,
+checkpoints or cached splits made with the old split are not reproduced, and a model trained
+on the old training set may now see validation samples it was trained on. There is no fix when
+`generator` may come from `*args` or a `**kwargs` dict.
+
+## Options
+- `fix-seed`: the seed a fix uses when the program names none.
+
+## References
+- PyTorch source, `torch/utils/data/dataset.py` (`random_split`, `generator=default_generator`).
+- PyTorch, Reproducibility notes (the global generator and dedicated generators).
+"""
+
+    valid = (
+        Valid(
+            "import torch\nfrom torch.utils.data import random_split\n\n\n"
+            "def split(dataset, seed):\n"
+            "    g = torch.Generator().manual_seed(seed)\n"
+            "    return random_split(dataset, [0.8, 0.2], generator=g)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\nfrom torch.utils.data import random_split\n\n\n"
+            "def split(dataset, seed):\n"
+            "    return random_split(dataset, [0.8, 0.2])\n",
+            fixed="import torch\nfrom torch.utils.data import random_split\n\n\n"
+            "def split(dataset, seed):\n"
+            "    return random_split(dataset, [0.8, 0.2], "
+            "generator=torch.Generator().manual_seed(seed))\n",
+        ),
+    )
+
+    def triggers(self, options: AnalysisOptions) -> WordGroups:
+        return (("random_split",),)
+
+    def check(self, facts: ModuleFacts) -> Iterator[Violation]:
+        for bound in facts.calls_to(APIS):
+            if lacks_generator(facts, bound):
+                yield RandomSplitWithoutGeneratorViolation(bound.call)
+
+    def fix_info(
+        self, facts: ModuleFacts, violation: Violation, options: FixOptions
+    ) -> Optional[FixInfo]:
+        bound = _bound(facts, violation.node)
+        applicability = generator_fix(facts, bound) if bound else None
+        if bound is None or applicability is None:
+            return None
+        value = seeded_generator(facts, bound.scope, start(bound.call), options.fix_seed)
+        return FixInfo(applicability, f"Pass `generator={value}`")
+
+    def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
+        from seedlint.fixes.calls import pass_seeded_generator
+
+        bound = _bound(ctx.facts, violation.node)
+        return pass_seeded_generator(ctx, bound) if bound else None
+
+
+def _bound(facts: ModuleFacts, node: ast.AST) -> Optional[BoundCall]:
+    return next((b for b in facts.calls_to(APIS) if b.call is node), None)

@@ -1,0 +1,129 @@
+"""RNG007: a random sampler drawing its order from the global torch generator."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from seedlint.analysis.calls import RANDOM_SAMPLER, SUBSET_RANDOM_SAMPLER, WEIGHTED_RANDOM_SAMPLER
+from seedlint.analysis.facts import AnalysisOptions, BoundCall, ModuleFacts
+from seedlint.core import FixAvailability
+from seedlint.fixes.generators import generator_fix, lacks_generator, seeded_generator
+from seedlint.fixes.locate import start
+from seedlint.prefilter.words import WordGroups
+from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
+
+if TYPE_CHECKING:
+    from seedlint.fixes.context import Change, FixContext
+    from seedlint.fixes.options import FixOptions
+
+APIS = {
+    "torch.utils.data.RandomSampler": RANDOM_SAMPLER,
+    "torch.utils.data.SubsetRandomSampler": SUBSET_RANDOM_SAMPLER,
+    "torch.utils.data.WeightedRandomSampler": WEIGHTED_RANDOM_SAMPLER,
+}
+
+
+@dataclass(frozen=True)
+class SamplerWithoutGeneratorViolation(Violation):
+    node: ast.Call
+    sampler: str  # RandomSampler, SubsetRandomSampler or WeightedRandomSampler
+
+    @property
+    def message(self) -> str:
+        return f"`{self.sampler}` without a `generator` draws from the global torch generator"
+
+
+class SamplerWithoutGenerator(Rule):
+    code = "RNG007"
+    name = "sampler-without-generator"
+    summary = "A random sampler draws its order from the global torch generator"
+    fix_availability = FixAvailability.SOMETIMES
+    doc = """
+## What it does
+Checks for `torch.utils.data.RandomSampler`, `SubsetRandomSampler` and `WeightedRandomSampler`
+(under any import name or module alias, and subclasses of this module) built with no `generator`:
+absent, or `None` by keyword, position or a `**kwargs` dict built in the same function. A sampler
+nested in another call counts (`BatchSampler(RandomSampler(dataset), 32, False)`). A subclass
+whose own `__init__` takes neither `generator` nor `**kwargs` is not flagged: it decides itself.
+
+## Why is this bad?
+With no generator, `RandomSampler` seeds a private generator at every epoch from one draw of the
+**global CPU generator**, and `SubsetRandomSampler` (`torch.randperm`) and
+`WeightedRandomSampler` (`torch.multinomial`) draw from it directly
+(`torch/utils/data/sampler.py`). After `torch.manual_seed(...)` the order repeats from run to
+run, but only while every earlier draw from the global generator stays the same: building a
+model on the CPU, a dropout, a `random_split`, or iterating another loader in between changes
+the order, so a change that looks unrelated changes which batches the model sees. This is the
+coupling RNG001 reports for a shuffling `DataLoader`. A `DataLoader`'s own `generator` does not
+reach a sampler passed as `sampler=` or inside `batch_sampler=`: the sampler needs its own.
+
+## Fix safety
+The fix passes `generator=torch.Generator().manual_seed(SEED)` to the sampler: in place of an
+explicit `None`, else as a keyword after the existing arguments, in the call's layout, with
+`SEED` chosen as for RNG001 (the seed the program names where the fix goes, else `fix-seed`).
+It is **safe** for the torch samplers and **unsafe** for a subclass of this module with an
+`__init__` of its own. It changes the order the sampler draws, which is its purpose. There is no
+fix when `generator` may come from `*args` or a `**kwargs` dict.
+
+## Options
+- `fix-seed`: the seed a fix uses when the program names none.
+
+## References
+- PyTorch source, `torch/utils/data/sampler.py` (`RandomSampler.__iter__`,
+  `SubsetRandomSampler.__iter__`, `WeightedRandomSampler.__iter__`).
+- PyTorch source, `torch/utils/data/dataloader.py` (the loader's `generator` goes only to the
+  `RandomSampler` it builds for `shuffle=True`).
+"""
+
+    valid = (
+        Valid(
+            "import torch\nfrom torch.utils.data import DataLoader, RandomSampler\n\n\n"
+            "def make(dataset, seed):\n"
+            "    sampler = RandomSampler(dataset, generator=torch.Generator().manual_seed(seed))\n"
+            "    return DataLoader(dataset, sampler=sampler)\n"
+        ),
+    )
+    invalid = (
+        Invalid(
+            "import torch\nfrom torch.utils.data import DataLoader, RandomSampler\n\n\n"
+            "def make(dataset, seed):\n"
+            "    sampler = RandomSampler(dataset)\n"
+            "    return DataLoader(dataset, sampler=sampler)\n",
+            fixed="import torch\nfrom torch.utils.data import DataLoader, RandomSampler\n\n\n"
+            "def make(dataset, seed):\n"
+            "    sampler = RandomSampler(dataset, generator=torch.Generator().manual_seed(seed))\n"
+            "    return DataLoader(dataset, sampler=sampler)\n",
+        ),
+    )
+
+    def triggers(self, options: AnalysisOptions) -> WordGroups:
+        return (("RandomSampler",),)
+
+    def check(self, facts: ModuleFacts) -> Iterator[Violation]:
+        for bound in facts.calls_to(APIS, "generator"):
+            if bound.accepts and lacks_generator(facts, bound):
+                name = bound.target.rsplit(".", 1)[-1]
+                yield SamplerWithoutGeneratorViolation(bound.call, name)
+
+    def fix_info(
+        self, facts: ModuleFacts, violation: Violation, options: FixOptions
+    ) -> Optional[FixInfo]:
+        bound = _bound(facts, violation.node)
+        applicability = generator_fix(facts, bound) if bound else None
+        if bound is None or applicability is None:
+            return None
+        value = seeded_generator(facts, bound.scope, start(bound.call), options.fix_seed)
+        return FixInfo(applicability, f"Pass `generator={value}`")
+
+    def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
+        from seedlint.fixes.calls import pass_seeded_generator
+
+        bound = _bound(ctx.facts, violation.node)
+        return pass_seeded_generator(ctx, bound) if bound else None
+
+
+def _bound(facts: ModuleFacts, node: ast.AST) -> Optional[BoundCall]:
+    return next((b for b in facts.calls_to(APIS, "generator") if b.call is node), None)
