@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
@@ -17,6 +18,10 @@ from seedlint.config import (
     Settings,
     SettingsResolver,
     check_seed,
+    describe,
+    did_you_mean,
+    env_bool,
+    env_choice,
     parse_per_file_ignores,
 )
 from seedlint.core import Finding, FixAvailability
@@ -24,12 +29,14 @@ from seedlint.documents import DecodeError, Source
 from seedlint.engine.check import invalid
 from seedlint.engine.selection import check_selectors, selection
 from seedlint.rules import BY_CODE, RULES
+from seedlint.rules.rng000_invalid_file import InvalidFile
 from seedlint.run.cache import Cache
 from seedlint.run.discovery import discover, is_excluded
 from seedlint.run.files import FileTask, attach_edits, check_files, fix_files, read_file
 from seedlint.run.pool import default_jobs
 
 SUBCOMMANDS = ("check", "rule", "rules", "clean")
+INVALID_CODE = InvalidFile.code
 
 
 class UsageError(Exception):
@@ -59,24 +66,78 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fix = check.add_argument_group("fixes")
     fix.add_argument("--fix", action="store_true", default=None, help="apply safe fixes")
-    fix.add_argument("--no-fix", dest="fix", action="store_false")
-    fix.add_argument("--unsafe-fixes", action="store_true", default=None)
-    fix.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false")
+    fix.add_argument("--no-fix", dest="fix", action="store_false", help="apply no fixes")
+    fix.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        default=None,
+        help="also apply unsafe fixes (with --fix), or mark them fixable",
+    )
+    fix.add_argument(
+        "--no-unsafe-fixes",
+        dest="unsafe_fixes",
+        action="store_false",
+        help="never apply or offer unsafe fixes (overrides the configuration)",
+    )
     fix.add_argument("--fix-only", action="store_true", help="apply fixes, report nothing else")
     fix.add_argument("--diff", action="store_true", help="print the fixes as a diff; write nothing")
     fix.add_argument("--show-fixes", action="store_true", help="list what was fixed")
-    fix.add_argument("--exit-non-zero-on-fix", action="store_true")
+    fix.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="exit 1 when anything was fixed, even if nothing is left",
+    )
+    fix.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add `# noqa: CODE` to the line of every finding (keeps existing codes)",
+    )
     fix.add_argument("--fix-seed", type=int, help="the seed a fix uses when the code names none")
     rules = check.add_argument_group("rule selection")
-    for name in ("select", "extend-select", "ignore", "extend-ignore", "fixable", "unfixable"):
-        rules.add_argument(f"--{name}", type=_codes, metavar="CODES")
-    rules.add_argument("--per-file-ignores", action="append", metavar="GLOB:CODES")
+    selector_help = {
+        "select": "rule codes or prefixes to check (comma-separated; default: ALL)",
+        "extend-select": "rule codes or prefixes to check in addition to `select`",
+        "ignore": "rule codes or prefixes not to check",
+        "extend-ignore": "rule codes or prefixes not to check, in addition to `ignore`",
+        "fixable": "rule codes or prefixes whose fixes may be applied (default: ALL)",
+        "unfixable": "rule codes or prefixes whose fixes are never applied",
+    }
+    for name, text in selector_help.items():
+        rules.add_argument(f"--{name}", type=_codes, metavar="CODES", help=text)
+    rules.add_argument(
+        "--per-file-ignores",
+        action="append",
+        metavar="GLOB:CODES",
+        help="ignore CODES in files matching GLOB (repeatable)",
+    )
     files = check.add_argument_group("files")
-    files.add_argument("--exclude", type=_codes, metavar="GLOBS")
-    files.add_argument("--extend-exclude", type=_codes, metavar="GLOBS")
-    files.add_argument("--respect-gitignore", action="store_true", default=None)
-    files.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false")
-    files.add_argument("--force-exclude", action="store_true", default=None)
+    files.add_argument(
+        "--exclude",
+        type=_codes,
+        metavar="GLOBS",
+        help="files and folders to skip (comma-separated; replaces the default list)",
+    )
+    files.add_argument(
+        "--extend-exclude", type=_codes, metavar="GLOBS", help="more files and folders to skip"
+    )
+    files.add_argument(
+        "--respect-gitignore",
+        action="store_true",
+        default=None,
+        help="skip files that .gitignore ignores (the default)",
+    )
+    files.add_argument(
+        "--no-respect-gitignore",
+        dest="respect_gitignore",
+        action="store_false",
+        help="check files that .gitignore ignores",
+    )
+    files.add_argument(
+        "--force-exclude",
+        action="store_true",
+        default=None,
+        help="apply the excludes to files named on the command line too (for pre-commit)",
+    )
     files.add_argument("--stdin-filename", help="the name to report for standard input")
     config = check.add_argument_group("configuration")
     config.add_argument("--config", type=Path, help="a config file to use for every file")
@@ -85,19 +146,44 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument(
         "--output-format",
         choices=OUTPUT_FORMATS,
-        default=os.environ.get("SEEDLINT_OUTPUT_FORMAT") or None,
+        help="how to print findings (default: full; env SEEDLINT_OUTPUT_FORMAT)",
     )
-    out.add_argument("-o", "--output-file", type=Path)
-    out.add_argument("--statistics", action="store_true")
-    out.add_argument("-e", "--exit-zero", action="store_true")
+    out.add_argument("-o", "--output-file", type=Path, help="write the report to this file")
+    out.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print only the number of findings per rule (a json list with json output)",
+    )
+    out.add_argument(
+        "-e", "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
     out.add_argument("-q", "--quiet", action="store_true", help="print findings only")
     out.add_argument("-s", "--silent", action="store_true", help="print nothing")
     out.add_argument("--show-files", action="store_true", help="list the files to check")
+    out.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print the resolved settings for the first file, and where each comes from",
+    )
+    out.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="say on stderr which files were skipped, and why",
+    )
     speed = check.add_argument_group("speed")
     speed.add_argument(
-        "--no-cache", action="store_true", default=bool(os.environ.get("SEEDLINT_NO_CACHE"))
+        "--no-cache",
+        action="store_true",
+        default=None,
+        help="read and write no cache (env SEEDLINT_NO_CACHE=true)",
     )
-    speed.add_argument("--cache-dir", type=Path, default=os.environ.get("SEEDLINT_CACHE_DIR"))
+    speed.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=os.environ.get("SEEDLINT_CACHE_DIR"),
+        help="the cache folder (default: .seedlint_cache; env SEEDLINT_CACHE_DIR)",
+    )
     speed.add_argument("-j", "--jobs", type=int, help="processes to use (default: one per core)")
 
     rule = sub.add_parser("rule", help="print a rule's documentation")
@@ -152,8 +238,11 @@ def _rule(args: argparse.Namespace) -> int:
         chosen = list(RULES)
     elif args.code and args.code.upper() in BY_CODE:
         chosen = [BY_CODE[args.code.upper()]]
+    elif args.code:
+        hint = did_you_mean(args.code.upper(), BY_CODE)
+        raise UsageError(f"unknown rule `{args.code}`{hint}")
     else:
-        raise UsageError(f"unknown rule `{args.code}`" if args.code else "name a rule, or --all")
+        raise UsageError("name a rule, or --all")
     if args.output_format == "json":
         items = [
             {
@@ -229,12 +318,22 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _check(args: argparse.Namespace) -> int:
+    # ruff's environment variables: read here, so that a bad value is a usage error (exit 2).
+    no_cache = args.no_cache if args.no_cache is not None else env_bool("SEEDLINT_NO_CACHE")
+    env_format = env_choice("SEEDLINT_OUTPUT_FORMAT", OUTPUT_FORMATS)
+    overrides = _overrides(args)
     resolver = SettingsResolver(
-        _overrides(args), config=args.config, isolated=args.isolated, check=check_selectors
+        overrides, config=args.config, isolated=args.isolated, check=check_selectors
     )
     default = resolver.default()
-    output_format = args.output_format or default.output_format or "full"
+    output_format = args.output_format or env_format or default.output_format or "full"
     fixing = bool(args.fix or args.fix_only or args.diff)
+    if args.statistics and output_format not in (*report.HUMAN, "json", "json-lines"):
+        raise UsageError(
+            f"--statistics prints a table, or json: not available with `{output_format}` output"
+        )
+    if args.add_noqa and fixing:
+        raise UsageError("--add-noqa cannot be combined with --fix, --fix-only or --diff")
     paths = [Path(p) for p in (args.paths or ["."])]
     if len(paths) > 1 and any(str(p) == "-" for p in paths):
         raise UsageError("`-` (standard input) cannot be combined with other paths")
@@ -248,6 +347,10 @@ def _check(args: argparse.Namespace) -> int:
     tasks: list[FileTask] = []
     findings: list[Finding] = []
     stdin = [str(p) for p in paths] == ["-"]
+    if stdin and args.add_noqa:
+        raise UsageError("--add-noqa changes files: it does not read standard input")
+    if args.show_settings:
+        return _show_settings(args, resolver, overrides, paths, env_format)
     if stdin:
         display = args.stdin_filename or "-"
         settings = resolver.for_path(Path(display)) if args.stdin_filename else default
@@ -259,7 +362,7 @@ def _check(args: argparse.Namespace) -> int:
             return 0
         tasks.append(FileTask(Path(display), display, settings, raw))
     else:
-        for candidate in discover(paths, resolver):
+        for candidate in discover(paths, resolver, _skipped if args.verbose else _quiet):
             display = os.path.normpath(str(candidate.path))
             if args.show_files:
                 print(display)
@@ -271,6 +374,8 @@ def _check(args: argparse.Namespace) -> int:
             tasks.append(FileTask(candidate.path, display, candidate.settings))
         if args.show_files:
             return 0
+        if args.verbose:
+            _say_ruled_out(tasks)
 
     fixed: list[Finding] = []
     fix_failed = False
@@ -298,12 +403,14 @@ def _check(args: argparse.Namespace) -> int:
         files = {p: (raw, settings_of[p]) for p, raw in outcome.final.items() if p in settings_of}
     else:
         cache = None
-        if not args.no_cache and not stdin:
+        if not no_cache and not stdin:
             folder = args.cache_dir or Path(default.cache_dir or ".seedlint_cache")
             cache = Cache(_cache_folder(folder))
         findings.extend(check_files(tasks, processes, cache))
         if cache is not None:
             cache.save()
+        if args.add_noqa:
+            return _add_noqa(findings)
         if output_format in ("json", "json-lines"):
             flagged = {f.path for f in findings if f.fix is not None}
             for task in tasks:
@@ -371,6 +478,10 @@ def _emit(
             # A file name that is not UTF-8 (or text the terminal cannot show) must not crash.
             stream.reconfigure(errors="backslashreplace")
     try:
+        if args.statistics:  # the table only (ruff), or the same counts as json
+            json_output = output_format in ("json", "json-lines")
+            stream.write((report.statistics_json if json_output else report.statistics)(findings))
+            return
         shown = [] if args.fix_only else findings
         if output_format == "full" and sources is None:
             sources = {}
@@ -384,11 +495,7 @@ def _emit(
         if output_format in report.HUMAN and not args.quiet:
             if args.show_fixes and fixed:
                 stream.write(_fixed_list(fixed))
-            if args.statistics:
-                stream.write(report.statistics(findings))
             stream.write(report.summary(shown, fixed_count))
-        elif args.statistics and output_format in report.HUMAN:
-            stream.write(report.statistics(findings))
     finally:
         if close:
             stream.close()
@@ -406,3 +513,92 @@ def _fixed_list(fixed: list[Finding]) -> str:
         for code, count in sorted(counts.items()):
             lines.append(f"    {count} × {code} ({BY_CODE[code].name})")
     return "\n".join(lines) + "\n\n"
+
+
+def _quiet(path: Path, reason: str) -> None:
+    return None
+
+
+def _skipped(path: Path, reason: str) -> None:
+    print(f"seedlint: skipped {os.path.normpath(str(path))}: {reason}", file=sys.stderr)
+
+
+def _say_ruled_out(tasks: list[FileTask]) -> None:
+    """``-v``: the files the pre-filter rules out (no selected rule can fire on them)."""
+    for task in tasks:
+        raw = task.raw if task.raw is not None else read_file(task.path)[0]
+        if raw is not None and not selection(task.settings).may_fire(raw, task.display):
+            _skipped(task.path, "no selected rule can fire on it (the pre-filter ruled it out)")
+    print(f"seedlint: {len(tasks)} file{'s' if len(tasks) != 1 else ''} to check", file=sys.stderr)
+
+
+def _add_noqa(findings: list[Finding]) -> int:
+    """``--add-noqa``: a ``# noqa: CODE`` on each finding's line; exit 0 (ruff's behaviour)."""
+    from seedlint.engine.add_noqa import add_noqa
+    from seedlint.fixes.write import write_fixed
+
+    by_path: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.code != INVALID_CODE:  # a file that does not parse takes no comment
+            by_path.setdefault(finding.path, []).append(finding)
+    added = 0
+    for path, found in sorted(by_path.items()):
+        if path.endswith(".ipynb"):
+            print(f"seedlint: {path}: --add-noqa leaves notebooks as they are", file=sys.stderr)
+            continue
+        raw, _ = read_file(Path(path))
+        if raw is None:
+            continue
+        try:
+            source = Source.decode(raw)
+        except DecodeError:
+            continue
+        text, changed = add_noqa(source.text, found)
+        if changed:
+            problem = write_fixed(Path(path), raw, source.encode(text))
+            if problem is not None:
+                print(f"seedlint: error: {path}: {problem}", file=sys.stderr)
+                continue
+            added += changed
+    print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
+    return 0
+
+
+def _show_settings(
+    args: argparse.Namespace,
+    resolver: SettingsResolver,
+    overrides: dict[str, Any],
+    paths: list[Path],
+    env_format: Optional[str],
+) -> int:
+    """``--show-settings``: the settings for the first file to check, and where each comes
+    from (ruff shows those of the first file too)."""
+    if [str(p) for p in paths] == ["-"]:
+        first = Path(args.stdin_filename) if args.stdin_filename else None
+    else:
+        first = next((c.path for c in discover(paths, resolver)), None)
+    settings = resolver.for_path(first) if first is not None else resolver.default()
+    env = {"output-format": "SEEDLINT_OUTPUT_FORMAT"} if env_format else {}
+    if os.environ.get("SEEDLINT_CACHE_DIR"):
+        env["cache-dir"] = "SEEDLINT_CACHE_DIR"
+    shown = settings
+    if env_format and "output_format" not in overrides and args.output_format is None:
+        shown = replace(settings, output_format=env_format)
+    if args.output_format is not None:
+        shown = replace(shown, output_format=args.output_format)
+        overrides = {**overrides, "output_format": args.output_format}
+    if args.cache_dir is not None:
+        shown = replace(shown, cache_dir=str(args.cache_dir))
+        if "cache-dir" not in env:
+            overrides = {**overrides, "cache_dir": args.cache_dir}
+    lines = [
+        f"Resolved settings for: {os.path.normpath(str(first)) if first else '(no file)'}",
+        f"Configuration file: {settings.config_file or '(none)'}",
+        f"Root: {settings.root}",
+    ]
+    for key, value, where in describe(shown, overrides, env):
+        if isinstance(value, tuple):
+            value = list(value)
+        lines.append(f"{key} = {json.dumps(value, default=str)}  # {where}")
+    print("\n".join(lines))
+    return 0

@@ -12,11 +12,13 @@ so that an unknown code is still reported as the configuration file is read.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import hashlib
 import json
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Optional
@@ -62,6 +64,42 @@ DEFAULT_INCLUDE: tuple[str, ...] = ("*.py", "*.pyi", "*.ipynb")
 
 class ConfigError(Exception):
     """Bad configuration: reported on one line, exit code 2."""
+
+
+def did_you_mean(word: str, choices: Collection[str]) -> str:
+    """`` (did you mean `x`?)`` for the closest of ``choices`` to a mistyped ``word``, or ``""``."""
+    close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+# clap's BoolishValueParser, which ruff uses for its boolean environment variables.
+_TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})
+_FALSE = frozenset({"n", "no", "f", "false", "off", "0"})
+
+
+def env_bool(name: str) -> bool:
+    """A boolean environment variable, read as ruff reads ``RUFF_NO_CACHE``: unset or empty is
+    false; ``1``/``true``/``yes``/``on`` (and ``t``, ``y``) true; ``0``/``false``/``no``/``off``
+    (and ``f``, ``n``) false, in any case; anything else is a usage error."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value or value in _FALSE:
+        return False
+    if value in _TRUE:
+        return True
+    raise ConfigError(
+        f"{name}={os.environ[name]!r}: expected a boolean (true/false, 1/0, yes/no, on/off)"
+    )
+
+
+def env_choice(name: str, choices: Collection[str]) -> Optional[str]:
+    """An environment variable that must be one of ``choices``; None when unset or empty."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    if value not in choices:
+        hint = did_you_mean(value, choices) or f" (one of {', '.join(choices)})"
+        raise ConfigError(f"{name}={value!r}: unknown value{hint}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -161,7 +199,7 @@ _BOOL_KEYS = {"respect-gitignore", "force-exclude", "unsafe-fixes"}
 _STR_KEYS = {"output-format", "cache-dir"}
 _INT_KEYS = {"fix-seed"}
 KNOWN_KEYS = _LIST_KEYS | _BOOL_KEYS | _STR_KEYS | _INT_KEYS | {"per-file-ignores"}
-OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif")
+OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "github", "gitlab", "sarif")
 
 
 # What torch.manual_seed accepts (docs: [-0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff]).
@@ -224,7 +262,8 @@ def apply_table(
         attr = key.replace("-", "_")
         where = f"{path}: `{key}`"
         if key not in KNOWN_KEYS:
-            raise ConfigError(f"{path}: unknown key `{key}` in the seedlint configuration")
+            hint = did_you_mean(key, KNOWN_KEYS)
+            raise ConfigError(f"{path}: unknown key `{key}` in the seedlint configuration{hint}")
         if key in _LIST_KEYS:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{where} must be a list of strings")
@@ -242,7 +281,8 @@ def apply_table(
             if not isinstance(value, str):
                 raise ConfigError(f"{where} must be a string")
             if key == "output-format" and value not in OUTPUT_FORMATS:
-                raise ConfigError(f"{where} must be one of {', '.join(OUTPUT_FORMATS)}")
+                hint = did_you_mean(value, OUTPUT_FORMATS)
+                raise ConfigError(f"{where} must be one of {', '.join(OUTPUT_FORMATS)}{hint}")
             changes[attr] = value
         elif key == "per-file-ignores":
             changes[attr] = _per_file_ignores(value, where, check)
@@ -305,6 +345,29 @@ def find_config_file(
     if memo is not None:
         memo[directory] = found
     return found
+
+
+def describe(
+    settings: Settings, overrides: dict[str, Any], env: dict[str, str]
+) -> list[tuple[str, Any, str]]:
+    """Each setting of ``settings`` as (key, value, where it comes from): the command line, an
+    environment variable, the configuration file, or the default (``--show-settings``)."""
+    table = (load_file(settings.config_file) or {}) if settings.config_file else {}
+    rows = []
+    for item in fields(Settings):
+        if item.name in ("root", "config_file"):
+            continue
+        key = item.name.replace("_", "-")
+        if item.name in overrides:
+            where = "command line"
+        elif key in env:
+            where = f"environment ({env[key]})"
+        elif key in table:
+            where = str(settings.config_file)
+        else:
+            where = "default"
+        rows.append((key, getattr(settings, item.name), where))
+    return rows
 
 
 class SettingsResolver:

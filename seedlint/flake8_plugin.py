@@ -7,7 +7,10 @@ default (users who pass ``--select`` add ``--extend-select=RNG``).
 The findings, positions and messages are the ones ``seedlint check`` reports for the same file
 and the same ``[tool.seedlint]`` rule options (``dataloader-classes``, ``capture-contexts``,
 ``seed-functions``), found from the file's folder as the CLI finds them. Selection, ``# noqa``
-and per-file ignores are flake8's business here, so seedlint's own are not applied.
+and per-file ignores are flake8's business here, so seedlint's own are not applied, with one
+exception: flake8 reads ``# noqa`` only on the line it reports, while ``seedlint check`` also
+honours it on the last line of a multi-line flagged call. The plugin drops such a finding itself,
+so both report the same findings.
 
 Cost: a file that contains none of the words a rule needs is skipped before any work, and the
 detection runs on the tree flake8 has already parsed (the file is never parsed twice).
@@ -25,6 +28,7 @@ from seedlint import __version__
 from seedlint.config import ConfigError, Settings, SettingsResolver
 from seedlint.engine.check import REPORT, check_text, collector_paused
 from seedlint.engine.deep import deeply
+from seedlint.engine.noqa import line_suppresses
 from seedlint.engine.selection import check_selectors, selection
 
 # flake8 reads stdin under one of these names unless --stdin-display-name gives a real one.
@@ -103,5 +107,12 @@ class SeedlintChecker:
             yield 1, 0, message, type(self)
             return
         for finding in findings:
+            if any(
+                row != finding.row
+                and 1 <= row <= len(self.lines)
+                and line_suppresses(self.lines[row - 1], finding.code)
+                for row in finding.noqa_rows
+            ):
+                continue  # silenced on the last line of a multi-line call, as the CLI reads it
             # flake8: row 1-based, column 0-based (it prints column + 1), in characters.
             yield finding.row, finding.col, f"{finding.code} {finding.message}", type(self)

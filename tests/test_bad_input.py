@@ -138,7 +138,11 @@ def assert_one_invalid(run: Run, path: str, message: str, row: Optional[int] = N
 # -- committed fixtures ----------------------------------------------------------------------
 BROKEN_FIXTURES = [
     # name, what the message must say, the row it must point at (from the fixture)
-    ("syntax_error.py", r"^SyntaxError: invalid syntax$", "def train(:"),
+    (
+        "syntax_error.py",
+        r"^SyntaxError: invalid syntax \(parsed with Python 3\.\d+'s grammar; a newer Python",
+        "def train(:",
+    ),
     ("python2.py", r"^SyntaxError: Missing parentheses in call to 'print'", 'print "'),
     ("nul_byte.py", r"NUL byte", "seed = 0"),
     (

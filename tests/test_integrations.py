@@ -120,7 +120,8 @@ def test_vscode_task_problem_matcher(project: Path) -> None:
     (task,) = tasks["tasks"]
     result = run_seedlint_line(task["command"], project)
     assert result.returncode == 1
-    pattern = task["problemMatcher"]["pattern"]
+    matchers = task["problemMatcher"]
+    pattern = (matchers[0] if isinstance(matchers, list) else matchers)["pattern"]
     regexp = re.compile(pattern["regexp"])
     matched = []
     for line in result.stdout.splitlines():
@@ -227,9 +228,12 @@ def test_gitlab_job(project: Path) -> None:
     (job,) = config.values()
     report_step, check_step = seedlint_steps(job["script"])
     assert run_seedlint_line(report_step, project).returncode == 0
-    for path in job["artifacts"]["paths"]:
-        data = json.loads((project / path).read_text())
-        assert {item["code"] for item in data} == {"RNG001", "RNG002"}
+    data = json.loads((project / job["artifacts"]["reports"]["codequality"]).read_text())
+    assert {item["check_name"] for item in data} == {"RNG001", "RNG002"}
+    for item in data:
+        assert item["description"] and item["severity"] and len(item["fingerprint"]) == 64
+        assert not item["location"]["path"].startswith("/")
+        assert item["location"]["lines"]["begin"] >= 1
     result = run_seedlint_line(check_step, project)
     assert result.returncode == 1
     assert "train.py:4:10: RNG001" in result.stdout

@@ -79,7 +79,7 @@ def _index_reachable(tmp: Path) -> str | None:
                 "15",
                 "--retries",
                 "1",
-                "setuptools>=61",
+                "setuptools>=77",
                 "libcst>=1.1",
                 "pathspec>=0.11",
             ],

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Optional
 
 from seedlint.config import Settings
 from seedlint.core import Edit, Finding
-from seedlint.documents import Document, DocumentError, read_document
+from seedlint.documents import Document, DocumentError, NotebookDocument, read_document
+from seedlint.documents.notebook import split, to_cell
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
 from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.selection import selection
@@ -270,7 +271,11 @@ def identity(finding: Finding) -> Identity:
 
 def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tuple[Edit, ...]]:
     """Each fix's edits, each fix computed alone on the file's bytes (for the json output).
-    Notebook findings count rows in their cell: their edits are not computed."""
+
+    A notebook finding's edits count rows in its cell, as the finding does; a fix that also
+    changes another cell (a new ``import torch`` goes to the first code cell) or a line with
+    masked IPython syntax gets no edits (one finding has one ``cell``), and ``--fix`` still
+    applies it."""
     from seedlint.fixes.edits import line_starts, local_edits
     from seedlint.fixes.transform import apply_changes
 
@@ -278,8 +283,11 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
         document = read_document(raw, display)
     except DocumentError:
         return {}
-    if document.display.endswith(".ipynb"):
-        return {}
+    cells: Optional[_CellRows] = None
+    if isinstance(document, NotebookDocument):
+        if not document.checkable:
+            return {}
+        cells = _CellRows(document)
     checked = check_text(document.text, display, settings, document.source)
     if checked.facts is None:
         return {}
@@ -303,8 +311,53 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
                 edits = minimal_edits(document.text, new_text)
         except Exception:  # a broken codemod: no edits shown, and --fix reports it
             continue
-        found[identity(item.finding)] = edits
+        if cells is None:
+            found[identity(item.finding)] = edits
+            continue
+        located = to_cell(item.finding, cells.rows)
+        in_cell = cells.edits(edits, located.cell)
+        if in_cell is not None:
+            found[identity(located)] = in_cell
     return found
+
+
+class _CellRows:
+    """Program rows of a notebook, for moving a fix's edits into its finding's cell."""
+
+    def __init__(self, document: NotebookDocument) -> None:
+        program = split(document.text)
+        self.rows = program.rows
+        self.lines = [line.rstrip("\r\n") for line in document.text.splitlines()]
+        self.real: dict[int, list[str]] = {
+            cell.index: [line.rstrip("\r\n") for line in cell.source.splitlines()]
+            for cell in document.notebook.cells
+        }
+
+    def _row(self, row: int, cell: Optional[int]) -> Optional[int]:
+        """The row in ``cell`` of program row ``row``, when that line is the cell's own (not a
+        boundary, not masked IPython syntax)."""
+        if cell is None or not 1 <= row < len(self.rows) or row > len(self.lines):
+            return None
+        owner, in_cell = self.rows[row]
+        real = self.real.get(owner, [])
+        if owner != cell or not 1 <= in_cell <= len(real):
+            return None
+        return in_cell if real[in_cell - 1] == self.lines[row - 1] else None
+
+    def edits(self, edits: Sequence[Edit], cell: Optional[int]) -> Optional[tuple[Edit, ...]]:
+        moved = []
+        for edit in edits:
+            start = self._row(edit.row, cell)
+            inner = [self._row(r, cell) for r in range(edit.row + 1, edit.end_row)]
+            if edit.end_row > edit.row and edit.end_col == 0:
+                before = self._row(edit.end_row - 1, cell)  # the end of the line above
+                end = before + 1 if before is not None else None
+            else:
+                end = self._row(edit.end_row, cell)
+            if start is None or end is None or None in inner:
+                return None
+            moved.append(replace(edit, row=start, end_row=end))
+        return tuple(moved)
 
 
 __all__ = ["REPORT", "Fixed", "TextFixed", "applies", "edits_for", "fix_bytes", "fix_text"]

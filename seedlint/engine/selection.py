@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from seedlint.analysis.facts import AnalysisOptions
-from seedlint.config import ConfigError, Settings, path_matches
+from seedlint.config import ConfigError, Settings, did_you_mean, path_matches
 from seedlint.fixes.options import FixOptions
 from seedlint.prefilter.words import EncodedGroups, WordScan, encode
 from seedlint.rules import BY_CODE, Rule
@@ -29,7 +29,8 @@ def expand(selectors: tuple[str, ...], option: str) -> set[str]:
             continue
         matched = {code for code in BY_CODE if code.startswith(selector)}
         if not matched:
-            raise ConfigError(f"Unknown rule selector `{raw}` in `{option}`")
+            hint = did_you_mean(selector, BY_CODE)
+            raise ConfigError(f"Unknown rule selector `{raw}` in `{option}`{hint}")
         codes |= matched
     return codes
 

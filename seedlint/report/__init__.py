@@ -1,16 +1,26 @@
-"""Output formats, one function each: full, concise, json, json-lines, github, sarif."""
+"""Output formats, one function each: full, concise, json, json-lines, github, gitlab, sarif.
+
+A notebook finding counts its rows in its cell (``cell``). The formats a CI service shows on the
+file itself (``github``, ``gitlab``, ``sarif``) point at the line of the ``.ipynb`` that holds
+that cell line (nbformat writes one source line per JSON line), and say the cell in the message
+(``github``), or in the result's ``properties`` (``sarif``).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 from seedlint import __version__
 from seedlint.core import Applicability, Finding
+from seedlint.documents.notebook import source_spans
 from seedlint.rules import BY_CODE
 
 DOCS_URL = "https://github.com/seedlint/seedlint/blob/main/docs/rules/{code}.md"
@@ -105,20 +115,110 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
+# -- where a finding is in the file as a CI service shows it ---------------------------------
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _cell_lines(path: str) -> dict[int, tuple[bool, list[tuple[int, int]]]]:
+    """For each cell of the notebook at ``path`` (1-based, counting every cell): whether its
+    source is a list of lines, and the (1-based line, 0-based column) in the ``.ipynb`` where
+    each source line's JSON string starts (one entry when the source is a single string).
+    Empty when the file cannot be read."""
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            text = handle.read()
+        spans = source_spans(text)
+    except (OSError, ValueError, IndexError):
+        return {}
+    starts: dict[int, tuple[bool, list[int]]] = {}
+    for cell, (start, end) in spans.items():
+        offsets = [start]
+        if text[start] == "[":
+            offsets = []
+            index = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
+            while index < end and text[index] != "]":
+                offsets.append(index)
+                _, index = _DECODER.raw_decode(text, index)
+                index = _WS.match(text, index).end()  # type: ignore[union-attr]
+                if text[index] == ",":
+                    index = _WS.match(text, index + 1).end()  # type: ignore[union-attr]
+        starts[cell] = (text[start] == "[" and bool(offsets), offsets or [start])
+    result: dict[int, tuple[bool, list[tuple[int, int]]]] = {}
+    for cell, (is_list, offsets) in starts.items():
+        positions = []
+        for offset in offsets:
+            line_start = text.rfind("\n", 0, offset) + 1
+            positions.append((text.count("\n", 0, offset) + 1, offset - line_start))
+        result[cell] = (is_list, positions)
+    return result
+
+
+class _FileLines:
+    """(line, column, end line, end column), 1-based, of a finding in its file: a notebook
+    finding's cell row is mapped to the line of the ``.ipynb`` that holds it (the column counts
+    from the start of that line's JSON string, so escapes may shift it)."""
+
+    def __init__(self) -> None:
+        self._notebooks: dict[str, dict[int, tuple[bool, list[tuple[int, int]]]]] = {}
+
+    def region(self, f: Finding) -> tuple[int, int, int, int]:
+        if f.cell is None:
+            return f.row, f.col + 1, f.end_row, max(f.end_col + 1, 1)
+        if f.path not in self._notebooks:
+            self._notebooks[f.path] = _cell_lines(f.path)
+        found = self._notebooks[f.path].get(f.cell)
+        if not found:
+            return 1, 1, 1, 1  # the file, when its cells cannot be found again
+        is_list, positions = found
+        if not is_list:  # one string: the whole cell is on this line; its first row is exact
+            line, col = positions[0]
+            if f.row == 1 and f.end_row == 1:
+                return line, col + 2 + f.col, line, col + 2 + f.end_col
+            return line, col + 1, line, col + 2
+        line, col = positions[min(f.row, len(positions)) - 1]
+        end_line, end_col = positions[min(f.end_row, len(positions)) - 1]
+        return line, col + 2 + f.col, end_line, end_col + 2 + f.end_col
+
+
+def _relative_to(path: str, base: Optional[str]) -> str:
+    """``path`` relative to the folder ``base`` (a CI service's checkout) when it lies inside
+    it, else relative to the working directory, with forward slashes."""
+    absolute = Path(os.path.abspath(path))
+    for folder in [base] if base else []:
+        for candidate, root in (
+            (absolute, Path(os.path.abspath(folder))),
+            (Path(os.path.realpath(absolute)), Path(os.path.realpath(folder))),
+        ):
+            try:
+                return candidate.relative_to(root).as_posix()
+            except ValueError:
+                continue
+    return Path(os.path.normpath(path)).as_posix() if path != "-" else path
+
+
 def github(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = None) -> str:
+    """Workflow commands. Paths are relative to ``GITHUB_WORKSPACE`` (the repository's root,
+    where GitHub looks for them) when set, so a step with ``working-directory:`` still points
+    at the right file."""
     lines = []
+    where = _FileLines()
+    workspace = os.environ.get("GITHUB_WORKSPACE")
     for f in findings:
+        path = _relative_to(f.path, workspace) if workspace else f.path
+        line, col, end_line, end_col = where.region(f)
         props = ",".join(
             [
                 f"title={_escape_property(f'seedlint ({f.code})')}",
-                f"file={_escape_property(f.path)}",
-                f"line={f.row}",
-                f"col={f.col + 1}",
-                f"endLine={f.end_row}",
-                f"endColumn={f.end_col + 1}",
+                f"file={_escape_property(path)}",
+                f"line={line}",
+                f"col={col}",
+                f"endLine={end_line}",
+                f"endColumn={end_col}",
             ]
         )
-        message = _escape_data(f"{_location(f)}: {f.code} {f.message}")
+        shown = replace(f, path=path) if path != f.path else f
+        message = _escape_data(f"{_location(shown)}: {f.code} {f.message}")
         lines.append(f"::error {props}::{message}")
     return "\n".join(lines) + ("\n" if lines else "")
 
@@ -141,28 +241,43 @@ def sarif(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] =
         )
     index = {code: i for i, code in enumerate(sorted(BY_CODE))}
     results = []
+    where = _FileLines()
     for f in findings:
-        results.append(
-            {
-                "ruleId": f.code,
-                "ruleIndex": index[f.code],
-                "level": "error",
-                "message": {"text": f.message},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": _uri(f.path)},
-                            "region": {
-                                "startLine": f.row,
-                                "startColumn": f.col + 1,
-                                "endLine": f.end_row,
-                                "endColumn": max(f.end_col + 1, 1),
-                            },
-                        }
+        line, col, end_line, end_col = where.region(f)
+        result: dict[str, Any] = {
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": "error",
+            "message": {"text": f.message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(f.path)},
+                        "region": {
+                            "startLine": line,
+                            "startColumn": col,
+                            "endLine": end_line,
+                            "endColumn": end_col,
+                        },
                     }
-                ],
+                }
+            ],
+        }
+        if f.cell is not None:
+            # The region is the .ipynb's line; the cell and the position in it ride along.
+            result["locations"][0]["logicalLocations"] = [
+                {"name": f"cell {f.cell}", "kind": "module"}
+            ]
+            result["properties"] = {
+                "cell": f.cell,
+                "cellRegion": {
+                    "startLine": f.row,
+                    "startColumn": f.col + 1,
+                    "endLine": f.end_row,
+                    "endColumn": max(f.end_col + 1, 1),
+                },
             }
-        )
+        results.append(result)
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -215,6 +330,34 @@ def _first_paragraph(doc: str) -> str:
     return ""
 
 
+def gitlab(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = None) -> str:
+    """A GitLab Code Quality report. Paths are relative to ``CI_PROJECT_DIR`` when set (else to
+    the working directory). The fingerprint hashes the rule, the path and the message (not the
+    line, so that a finding keeps it when code above it moves), and the occurrence among
+    identical ones."""
+    items = []
+    where = _FileLines()
+    base = os.environ.get("CI_PROJECT_DIR") or os.getcwd()
+    seen: Counter[tuple[str, str, str]] = Counter()
+    for f in findings:
+        path = _relative_to(f.path, base)
+        line, _, end_line, _ = where.region(f)
+        key = (f.code, path, f.message)
+        seen[key] += 1
+        blob = "\0".join((*key, str(seen[key]))).encode("utf-8", "surrogateescape")
+        description = f.message if f.cell is None else f"cell {f.cell}:{f.row}: {f.message}"
+        items.append(
+            {
+                "description": description,
+                "check_name": f.code,
+                "fingerprint": hashlib.sha256(blob).hexdigest(),
+                "severity": "major",
+                "location": {"path": path, "lines": {"begin": line, "end": end_line}},
+            }
+        )
+    return json.dumps(items, indent=2) + "\n"
+
+
 Formatter = Callable[[Sequence[Finding], Optional[dict[str, list[str]]]], str]
 FORMATS: dict[str, Formatter] = {
     "full": full,
@@ -222,6 +365,7 @@ FORMATS: dict[str, Formatter] = {
     "json": to_json,
     "json-lines": json_lines,
     "github": github,
+    "gitlab": gitlab,
     "sarif": sarif,
 }
 HUMAN = ("full", "concise")
@@ -249,11 +393,29 @@ def summary(findings: Sequence[Finding], fixed: int = 0) -> str:
     return "\n".join(lines) + "\n"
 
 
-def statistics(findings: Sequence[Finding]) -> str:
+def _counts(findings: Sequence[Finding]) -> list[tuple[str, int, bool]]:
     counts = Counter(f.code for f in findings)
     fixable = {f.code for f in findings if f.fix is not None and f.fixable}
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [(code, count, code in fixable) for code, count in ordered]
+
+
+def statistics(findings: Sequence[Finding]) -> str:
+    """ruff's ``--statistics`` table: count, code, fixable mark, name; one line per rule."""
     lines = []
-    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        mark = "[*]" if code in fixable else "[ ]"
-        lines.append(f"{count:>5}\t{code}\t{mark} {BY_CODE[code].name}")
+    any_fixable = False
+    for code, count, fixable in _counts(findings):
+        any_fixable |= fixable
+        lines.append(f"{count:>5}\t{code}\t{'[*]' if fixable else '[ ]'} {BY_CODE[code].name}")
+    if any_fixable:
+        lines.append("[*] fixable with `seedlint check --fix`")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def statistics_json(findings: Sequence[Finding]) -> str:
+    """``--statistics`` with json output (ruff's shape): a list of code, name, count, fixable."""
+    items = [
+        {"code": code, "name": BY_CODE[code].name, "count": count, "fixable": fixable}
+        for code, count, fixable in _counts(findings)
+    ]
+    return json.dumps(items, indent=2) + "\n"

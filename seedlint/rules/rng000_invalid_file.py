@@ -3,12 +3,17 @@ internal error). It is reported like any finding so that one bad file never stop
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.core import Finding
 from seedlint.prefilter.words import WordGroups
 from seedlint.rules.base import Invalid, Rule, Valid, Violation
+
+# The grammar a syntax error comes from: the Python that runs seedlint (`ast.parse`), so a file
+# using newer syntax (`match`, PEP 695 `type X = ...`) is RNG000 on an older interpreter.
+GRAMMAR = f"parsed with Python {sys.version_info[0]}.{sys.version_info[1]}'s grammar"
 
 
 class InvalidFile(Rule):
@@ -22,6 +27,7 @@ class InvalidFile(Rule):
 Reports a file that seedlint could not check, with the reason and position:
 
 - `syntax-error`: the file does not parse as Python (for notebooks: the JSON does not load);
+  the message names the Python whose grammar parsed it;
 - `read-error`: the file cannot be read (permissions, a dangling or looping link)
   or decoded (invalid UTF-8 without a coding cookie, an unknown encoding, a NUL byte);
 - `internal-error`: seedlint itself failed on this file. Please report it, with the file if you
@@ -36,6 +42,12 @@ RNG004, an expression that could mean `torch.cuda.graph` or a `random`, `numpy.r
 `torch.cuda` seeding function (`self.seed(...)` cannot). A file ruled out cannot have a
 finding, so a syntax or encoding error in it is not reported: that is the Python compiler's (or
 ruff's) job. A file that cannot be read at all is always reported.
+
+seedlint parses with the grammar of the Python that runs it (`ast.parse`): a file that uses newer
+syntax (a `match` statement on Python 3.9, a PEP 695 `type X = ...` or `def f[T]()` before 3.12)
+is reported as `SyntaxError: ... (parsed with Python 3.9's grammar; a newer Python may read
+it)`. Run seedlint with the newest Python your code targets (with pipx or uv:
+`pipx install --python python3.13 seedlint`, `uv tool install --python 3.13 seedlint`).
 
 ## Why is this bad?
 A file that is not checked may hide any of the other findings.
@@ -59,4 +71,9 @@ on the line it points at (a file that cannot be decoded has no comment to read).
         """The finding for a file that could not be checked; the message says why (what kind
         of :class:`~seedlint.core.Problem` it is shows in its first words)."""
         row, col = max(row, 1), max(col, 0)
+        if message.startswith("SyntaxError: ") and "nested too deeply" not in message:
+            hint = f" ({GRAMMAR}; a newer Python may read it)"
+            if len(message) + len(hint) > 120:  # Python's first sentence says what is wrong
+                message = message.split(". ", 1)[0]
+            message += hint
         return Finding(cls.code, cls.name, message, path, row, col, row, col, noqa_rows=(row,))

@@ -22,9 +22,7 @@ if TYPE_CHECKING:
     from seedlint.fixes.options import FixOptions
 
 MESSAGE = (
-    "DataLoader shuffles without a `generator`: its order is drawn from the global torch "
-    "generator, so it changes whenever an earlier draw changes (model init, other loaders, "
-    "`random_split`), and on every run if that generator is unseeded"
+    "DataLoader shuffles without a `generator`: its order depends on the global torch generator"
 )
 
 

@@ -21,20 +21,6 @@ if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
     from seedlint.fixes.options import FixOptions
 
-_RAISES_ALWAYS = (
-    "PyTorch raises during capture ('Cannot call CUDAGeneratorImpl::seed during CUDA graph "
-    "capture'), since the new seed is random"
-)
-_RAISES_SEED = (
-    "PyTorch raises during capture ('Cannot call CUDAGeneratorImpl::set_current_seed during "
-    "CUDA graph capture' up to 2.9; from 2.10 whenever the seed differs from the current one, "
-    "else it is a no-op), and a seed set during capture is never replayed"
-)
-_RAISES_NEW = (
-    "PyTorch raises during capture ('Cannot construct a new CUDAGeneratorImpl during CUDA "
-    "graph capture')"
-)
-
 
 @dataclass(frozen=True)
 class SeedInGraphCaptureViolation(Violation):
@@ -213,19 +199,18 @@ Moving code changes when it runs, so the fix is **unsafe** and is applied only w
         return change
 
     def _message(self, facts: ModuleFacts, call: ast.Call, region: Region) -> str | None:
+        # One sentence; the why (PyTorch's errors, per version) is on the rule's page.
         seed = facts.seed_call_by_node.get(id(call))
         where = f"inside {region.label}"
         if seed is not None and seed.kind in DEVICE_SEEDING:
             if seed.kind in (Seeding.RESEED, Seeding.GENERATOR_SEED):
-                return f"Non-deterministic reseeding {where}: {_RAISES_ALWAYS}"
+                return f"Random reseeding {where}: PyTorch raises during capture"
             if seed.kind is Seeding.NEW_DEVICE_GENERATOR:
-                return f"A device `torch.Generator` is created {where}: {_RAISES_NEW}"
-            return f"Seeding {where}: {_RAISES_SEED}"
+                return f"A device `torch.Generator` is created {where}: PyTorch raises"
+            return f"Seeding {where}: may raise at capture, never replayed"
         function = facts.local_function(call)
         if function is not None and id(function) in facts.seeding_functions:
-            return f"`{function.name}()` seeds a device generator and is called {where}: " + (
-                _RAISES_SEED
-            )
+            return f"`{function.name}()` seeds a device generator {where}: may raise at capture"
         return None
 
 

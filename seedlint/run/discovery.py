@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -129,13 +129,24 @@ def _git_ignores_above(directory: Path) -> _Ignores:
     return ignores
 
 
-def discover(paths: list[Path], resolver: SettingsResolver) -> Iterator[Candidate]:
+# Told of each path the walk skips, and why (``seedlint check -v``).
+Skipped = Callable[[Path, str], None]
+
+
+def _nothing(path: Path, reason: str) -> None:
+    return None
+
+
+def discover(
+    paths: list[Path], resolver: SettingsResolver, skipped: Skipped = _nothing
+) -> Iterator[Candidate]:
     for given in paths:
         if given.is_dir():  # a folder (or a link to one) named explicitly: walk it
-            yield from _walk(given, resolver)
+            yield from _walk(given, resolver, skipped)
         else:
             settings = resolver.for_path(_absolute(given))
             if settings.force_exclude and is_excluded(given, settings):
+                skipped(given, "excluded (--force-exclude)")
                 continue
             yield Candidate(given, settings)
 
@@ -153,7 +164,7 @@ def is_excluded(path: Path, settings: Settings) -> bool:
     return False
 
 
-def _walk(top: Path, resolver: SettingsResolver) -> Iterator[Candidate]:
+def _walk(top: Path, resolver: SettingsResolver, skipped: Skipped) -> Iterator[Candidate]:
     absolute_top = _absolute(top)
     root_settings = resolver.for_path(absolute_top)
     real_top = os.path.realpath(absolute_top)
@@ -183,25 +194,30 @@ def _walk(top: Path, resolver: SettingsResolver) -> Iterator[Candidate]:
             except OSError:
                 continue
             if _excluded(absolute, settings):
+                skipped(path, "excluded (`exclude` / `extend-exclude`)")
                 continue
             if is_dir:
                 if settings.respect_gitignore and ignores.ignored(absolute, is_dir=True):
+                    skipped(path, "gitignored")
                     continue
                 subdirs.append((path, absolute, ignores))
                 continue
             if not _included(entry.name, settings):
                 continue
             if settings.respect_gitignore and ignores.ignored(absolute, is_dir=False):
+                skipped(path, "gitignored")
                 continue
             if is_link:
                 problem = _link_problem(path, real_top)
                 if problem == "outside":
+                    skipped(path, "a link to a file outside the folder checked")
                     continue
                 if problem is not None:
                     yield Candidate(path, settings, problem)
                     continue
                 if os.path.isdir(path):
-                    continue  # a link to a folder: never followed
+                    skipped(path, "a link to a folder (never followed)")
+                    continue
             yield Candidate(path, settings)
         stack.extend(reversed(subdirs))
 

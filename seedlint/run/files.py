@@ -209,8 +209,7 @@ def attach_edits(
     wanted: dict[str, list[int]] = {}
     for index, finding in enumerate(findings):
         fix = finding.fix
-        # Notebook findings count rows in their cell: their edits are not filled here.
-        if fix is not None and not fix.edits and finding.cell is None and finding.path in files:
+        if fix is not None and not fix.edits and finding.path in files:
             wanted.setdefault(finding.path, []).append(index)
     result = list(findings)
     for path, indexes in wanted.items():

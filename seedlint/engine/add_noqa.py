@@ -1,0 +1,79 @@
+"""``--add-noqa``: a ``# noqa: CODE`` comment on the line of every finding (ruff's migration aid).
+
+Existing comments stay: codes are merged into a ``# noqa: CODES`` already on the line (a bare
+``# noqa`` already covers everything), other comments are kept and the directive goes after
+them. A line whose end lies inside a multi-line string, or that ends with a backslash, cannot
+take a comment: the finding's other noqa line (the last line of a multi-line call) is used, or
+none. Running it twice changes nothing the second time.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+import warnings
+from collections.abc import Iterable
+
+from seedlint.core import Finding
+from seedlint.engine.noqa import LINE_NOQA, line_suppresses
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _closed_rows(text: str) -> set[int]:
+    """Rows whose end lies inside a string token or after a line-continuation backslash."""
+    closed: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.STRING or token.type == getattr(
+                tokenize, "FSTRING_MIDDLE", -1
+            ):
+                closed.update(range(token.start[0], token.end[0]))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    return closed
+
+
+def _merge(line: str, codes: set[str]) -> str:
+    """``line`` (without its newline) with a noqa directive covering ``codes``."""
+    for match in LINE_NOQA.finditer(line):
+        if match.group("codes") is None:
+            continue  # handled by the caller: a bare noqa covers everything
+        have = [c.strip().upper() for c in re.split(r"[\s,]+", match.group("codes")) if c]
+        merged = have + sorted(codes - set(have))
+        directive = f"# noqa: {', '.join(merged)}"
+        return line[: match.start()] + directive + line[match.end() :]
+    return f"{line.rstrip()}  # noqa: {', '.join(sorted(codes))}"
+
+
+def add_noqa(text: str, findings: Iterable[Finding]) -> tuple[str, int]:
+    """``text`` with the directives added, and how many lines changed."""
+    lines = _NEWLINE.split(text)
+    ends = _NEWLINE.findall(text)
+    closed = _closed_rows(text)
+    wanted: dict[int, set[str]] = {}
+    for finding in findings:
+        rows = [finding.row, *(r for r in finding.noqa_rows if r != finding.row)]
+        for row in rows:
+            if 1 <= row <= len(lines) and row not in closed:
+                if not line_suppresses(lines[row - 1], finding.code):
+                    wanted.setdefault(row, set()).add(finding.code)
+                break
+    changed = 0
+    for row, codes in sorted(wanted.items()):
+        line = lines[row - 1].rstrip("\r\n")
+        new = _merge(line, codes)
+        if new != line:
+            lines[row - 1] = new
+            changed += 1
+    out = "".join(line + end for line, end in zip(lines, [*ends, ""]))
+    if changed:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(out)
+        except (SyntaxError, ValueError):
+            return text, 0  # never leave a file that no longer parses
+    return out, changed
