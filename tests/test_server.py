@@ -12,15 +12,15 @@ import pytest
 
 pytest.importorskip("pytest_lsp")
 
-import pytest_lsp  # noqa: E402
-from lsprotocol import types  # noqa: E402
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from seedlint.config import Settings  # noqa: E402
-from seedlint.engine.check import check_bytes  # noqa: E402
-from seedlint.report import rule_url  # noqa: E402
-from seedlint.rules import RULES  # noqa: E402
-from tests.support import UNSEEDED_SCRIPT, run_seedlint  # noqa: E402
+from seedlint.config import Settings
+from seedlint.engine.check import check_bytes
+from seedlint.report import rule_url
+from seedlint.rules import RULES
+from tests.support import UNSEEDED_SCRIPT, run_seedlint
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_ENV = {
@@ -61,7 +61,9 @@ async def client(lsp_client: LanguageClient, tmp_path: Path):  # type: ignore[no
 
 
 # -- helpers -----------------------------------------------------------------------------------
-async def published(client: LanguageClient, uri: str, timeout: float = 30) -> list[types.Diagnostic]:
+async def published(
+    client: LanguageClient, uri: str, timeout: float = 30
+) -> list[types.Diagnostic]:
     """The next diagnostics published for ``uri`` (call ``client.diagnostics.pop(uri)`` before
     the notification that triggers them)."""
     deadline = asyncio.get_running_loop().time() + timeout
@@ -210,7 +212,9 @@ async def test_save_checks_again(client: LanguageClient, tmp_path: Path):
     await open_file(client, path, UNSEEDED_SCRIPT)
     uri = path.as_uri()
     client.diagnostics.pop(uri, None)
-    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri))
+    )
     assert [d.code for d in await published(client, uri)] == ["RNG001"]
 
 
