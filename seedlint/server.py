@@ -45,6 +45,7 @@ from seedlint.engine.selection import check_selectors
 from seedlint.fixes.text import lines as split_lines
 from seedlint.fixes.text import minimal_edits
 from seedlint.report import rule_url
+from seedlint.rules.rng000_invalid_file import InvalidFile
 from seedlint.run.discovery import is_excluded
 
 SOURCE = "seedlint"
@@ -67,14 +68,16 @@ class Linted:
     settings: Optional[Settings]  # None: the configuration could not be read
     findings: list[Finding]
     lines: list[str]  # the buffer's lines, without their endings (rows as Python counts them)
-    _edits: Optional[dict[Identity, tuple[Edit, ...]]] = field(default=None, repr=False)
+    _edits: dict[Identity, tuple[Edit, ...]] = field(default_factory=dict, repr=False)
 
-    def edits(self) -> dict[Identity, tuple[Edit, ...]]:
-        """Each fix's edits, computed once per version (libcst: only when asked)."""
-        if self._edits is None:
-            self._edits = {}
-            if self.settings is not None and any(f.fix is not None for f in self.findings):
-                self._edits = edits_for(self.raw, self.display, self.settings)
+    def edits(self, findings: Sequence[Finding]) -> dict[Identity, tuple[Edit, ...]]:
+        """The fixes' edits of ``findings``, each computed once per version (with libcst, only
+        for the findings a client asks about: a long file may have hundreds)."""
+        wanted = {identity(f) for f in findings if f.fix is not None} - set(self._edits)
+        if wanted and self.settings is not None:
+            found = edits_for(self.raw, self.display, self.settings, only=wanted)
+            for key in wanted:
+                self._edits[key] = found.get(key, ())
         return self._edits
 
 
@@ -178,9 +181,7 @@ class SeedlintServer(LanguageServer):
             if message not in self.shown_errors:
                 self.shown_errors.add(message)
                 self.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
-            linted.findings = [
-                Finding("RNG000", "invalid-file", message, display, 1, 0, 1, 0, noqa_rows=(1,))
-            ]
+            linted.findings = [InvalidFile.finding(display, message)]
             return linted
         linted.settings = settings
         if settings.force_exclude and is_excluded(path, settings):
@@ -252,10 +253,11 @@ class SeedlintServer(LanguageServer):
 
     def quick_fixes(self, linted: Linted, findings: list[Finding]) -> list[types.CodeAction]:
         actions = []
+        known = linted.edits(findings)
         for finding in findings:
             if finding.fix is None:
                 continue
-            edits = linted.edits().get(identity(finding))
+            edits = known.get(identity(finding))
             if not edits:
                 continue
             label = "" if finding.fix.safe else " (unsafe fix: check the result)"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Optional
 
@@ -254,8 +254,11 @@ def identity(finding: Finding) -> Identity:
     return (finding.code, finding.row, finding.col, finding.end_row, finding.end_col)
 
 
-def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tuple[Edit, ...]]:
-    """Each fix's edits, each fix computed alone on the file's bytes (for the json output).
+def edits_for(
+    raw: bytes, display: str, settings: Settings, only: Optional[Collection[Identity]] = None
+) -> dict[Identity, tuple[Edit, ...]]:
+    """Each fix's edits, each fix computed alone on the file's bytes (for the json output);
+    ``only``: just these findings' (the language server's quick fixes at the cursor).
     Notebook findings count rows in their cell: their edits are not computed."""
     from seedlint.fixes.transform import apply_changes
 
@@ -274,7 +277,7 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
         return {}
     found: dict[Identity, tuple[Edit, ...]] = {}
     for item in checked.flagged:
-        if item.finding.fix is None:
+        if item.finding.fix is None or (only is not None and identity(item.finding) not in only):
             continue
         try:
             change = item.rule.fix(ctx, item.violation)
