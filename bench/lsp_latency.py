@@ -75,12 +75,17 @@ HEADER = (
 )
 
 
-def generate(lines: int) -> str:
+def generate(lines: int, every: int = 1) -> str:
+    """``lines`` lines of blocks; every ``every``-th block has two findings (RNG001, RNG002),
+    the others are seeded."""
     parts = [HEADER]
     count = HEADER.count("\n")
     n = 0
     while count < lines:
         block = BLOCK.format(n=n)
+        if n % every:
+            block = block.replace("shuffle=True)", "shuffle=True, generator=generator)")
+            block = block.replace("num_workers=2", "num_workers=0")
         parts.append(block)
         count += block.count("\n")
         n += 1
@@ -173,6 +178,16 @@ class Client:
             self.process.kill()
 
 
+def cpu_seconds(pid: int) -> float:
+    """The process's user+system CPU seconds (Linux ``/proc``; NaN elsewhere): on a busy
+    machine the wall time includes waiting for a core, this does not."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
@@ -206,8 +221,10 @@ def session(
     stamp, found = client.diagnostics(uri, 1)
     first = stamp - opened
     timings: list[float] = []
+    cpu: list[float] = []
     for version in range(2, 2 + args.warmup + args.changes):
         lines[target] = lines[target].replace("# value", f"# value {version}", 1)
+        before = cpu_seconds(client.process.pid)
         sent = client.notify(
             "textDocument/didChange",
             {
@@ -218,6 +235,7 @@ def session(
         stamp, found = client.diagnostics(uri, version)
         if version >= 2 + args.warmup:
             timings.append(stamp - sent)
+            cpu.append(cpu_seconds(client.process.pid) - before)
     finding = next(d for d in found if d["code"] == "RNG001")
     actions: list[float] = []
     fix_all: list[float] = []
@@ -247,6 +265,7 @@ def session(
         "findings": len(found),
         "open": first,
         "change": timings,
+        "cpu": cpu,
         "quick_fix": actions,
         "fix_all": fix_all,
     }
@@ -261,11 +280,15 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--changes", type=int, default=40)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument(
+        "--every", type=int, default=1, help="findings in every N-th block (1: 124 findings)"
+    )
+    parser.add_argument("--no-debounce-only", action="store_true", help="skip the second run")
     args = parser.parse_args()
     override = os.environ.get("SEEDLINT_BENCH_SEEDLINT")
     base = shlex.split(override) if override else [sys.executable, "-m", "seedlint"]
     command = [*base, "server"]
-    text = generate(args.lines)
+    text = generate(args.lines, args.every)
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
@@ -273,13 +296,18 @@ def main() -> int:
         path.write_text(text, encoding="utf-8")
         print(f"server: {' '.join(command)}")
         print(f"file: {text.count(chr(10))} lines, {len(text.encode())} bytes")
-        for label, debounce in (("debounce off", 0.0), ("default debounce", None)):
+        runs: list[tuple[str, Optional[float]]] = [("debounce off", 0.0)]
+        if not args.no_debounce_only:
+            runs.append(("default debounce", None))
+        for label, debounce in runs:
             result = session(command, path, text, debounce, args)
             change = result["change"]
             print(
                 f"{label}: {result['findings']} findings; didChange -> publishDiagnostics "
                 f"median {ms(statistics.median(change))}, p90 {ms(percentile(change, 0.9))}, "
-                f"max {ms(max(change))} over {len(change)} changes (first open "
+                f"max {ms(max(change))} over {len(change)} changes; server CPU per change "
+                f"median {ms(statistics.median(result['cpu']))}, p90 "
+                f"{ms(percentile(result['cpu'], 0.9))} (first open "
                 f"{ms(result['open'])}); quick-fix code action median "
                 f"{ms(statistics.median(result['quick_fix']))}, fix-all median "
                 f"{ms(statistics.median(result['fix_all']))}"

@@ -352,3 +352,45 @@ def test_without_pygls_the_command_says_so(monkeypatch, capsys):
     assert cli.main(["server"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "pygls" in err[0] and "seedlint[server]" in err[0]
+
+
+async def test_the_server_watches_the_configuration_files(client: LanguageClient):
+    from seedlint.config import CONFIG_FILES
+
+    registrations = client.registrations  # type: ignore[attr-defined]
+    for _ in range(500):
+        if registrations:
+            break
+        await asyncio.sleep(0.01)
+    (registration,) = registrations
+    assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    patterns = [w["globPattern"] for w in registration.register_options["watchers"]]
+    assert sorted(patterns) == sorted(f"**/{name}" for name in CONFIG_FILES)
+
+
+def test_the_noqa_goes_where_a_comment_can_go(tmp_path: Path):
+    from seedlint.server import noqa_edit, noqa_row
+
+    text = (
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "\n"
+        'loader = DataLoader(range(8), shuffle=True, collate_fn=make("""\n'
+        "text\n"
+        '"""))\n'
+    )
+    path = tmp_path / "train.py"
+    (finding,) = engine_findings(text, path)
+    lines = text.splitlines()
+    row = noqa_row(text, lines, finding)
+    assert row == 6  # the first row ends inside the string: a comment there would be text
+    edit = noqa_edit(lines[row - 1], row, finding.code)
+    new_lines = list(lines)
+    new_lines[row - 1] = lines[row - 1][: edit.col] + edit.content + lines[row - 1][edit.end_col :]
+    new = "\n".join(new_lines) + "\n"
+    assert new_lines[row - 1] == '"""))  # noqa: RNG001'
+    assert engine_findings(new, path) == []
+    # A line continued with a backslash cannot take a comment at all.
+    continued = text.replace('make("""\ntext\n"""))', "make(\\\n  1))")
+    (finding,) = engine_findings(continued, path)
+    assert noqa_row(continued, continued.splitlines(), finding) == finding.end_row
