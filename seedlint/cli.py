@@ -35,7 +35,7 @@ from seedlint.run.discovery import discover, is_excluded
 from seedlint.run.files import FileTask, attach_edits, check_files, fix_files, read_file
 from seedlint.run.pool import default_jobs
 
-SUBCOMMANDS = ("check", "rule", "rules", "clean")
+SUBCOMMANDS = ("check", "rule", "rules", "clean", "server")
 INVALID_CODE = InvalidFile.code
 
 
@@ -194,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("rules", help="list the rules")
     clean = sub.add_parser("clean", help="remove the cache folder")
     clean.add_argument("--cache-dir", type=Path, default=os.environ.get("SEEDLINT_CACHE_DIR"))
+    sub.add_parser("server", help="run the language server (LSP) over standard input and output")
     return parser
 
 
@@ -212,6 +213,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _rules()
         if args.command == "clean":
             return _clean(args)
+        if args.command == "server":
+            return _server()
         return _check(args)
     except UsageError as error:
         print(f"seedlint: error: {error}", file=sys.stderr)
@@ -293,6 +296,18 @@ def _cache_folder(folder: Path) -> Path:
     if "\0" in str(folder):
         raise UsageError(f"the cache folder {str(folder)!r} contains a NUL character")
     return folder
+
+
+def _server() -> int:
+    try:
+        from seedlint import server
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        raise UsageError(
+            "`seedlint server` needs pygls and lsprotocol: pip install 'seedlint[server]'"
+        ) from None
+    return server.main()
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:

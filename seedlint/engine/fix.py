@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Optional
 
@@ -269,8 +269,11 @@ def identity(finding: Finding) -> Identity:
     return (finding.code, finding.row, finding.col, finding.end_row, finding.end_col)
 
 
-def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tuple[Edit, ...]]:
-    """Each fix's edits, each fix computed alone on the file's bytes (for the json output).
+def edits_for(
+    raw: bytes, display: str, settings: Settings, only: Optional[Collection[Identity]] = None
+) -> dict[Identity, tuple[Edit, ...]]:
+    """Each fix's edits, each fix computed alone on the file's bytes (for the json output);
+    ``only``: just these findings' (the language server's quick fixes at the cursor).
 
     A notebook finding's edits count rows in its cell, as the finding does; a fix that also
     changes another cell (a new ``import torch`` goes to the first code cell) or a line with
@@ -298,7 +301,7 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
     found: dict[Identity, tuple[Edit, ...]] = {}
     starts = line_starts(lines(document.text))
     for item in checked.flagged:
-        if item.finding.fix is None:
+        if item.finding.fix is None or (only is not None and identity(item.finding) not in only):
             continue
         try:
             change = item.rule.fix(ctx, item.violation)

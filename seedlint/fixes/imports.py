@@ -22,6 +22,7 @@ from seedlint.analysis.facts import ModuleFacts
 from seedlint.analysis.names import Scope, lookup
 from seedlint.fixes.seeds import Position, bound_before
 
+_UNRESOLVED = "_fixes_unresolved_reads"  # the cache's key in the facts' __dict__
 RESERVED: frozenset[str] = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
 
 
@@ -42,14 +43,18 @@ class Names:
 
     def __init__(self, facts: ModuleFacts) -> None:
         self.facts = facts
-        self._unresolved: Optional[frozenset[str]] = None
 
     @property
     def unresolved(self) -> frozenset[str]:
-        """Names the module reads somewhere without any binding that covers the read."""
-        if self._unresolved is None:
-            self._unresolved = frozenset(_unresolved_reads(self.facts))
-        return self._unresolved
+        """Names the module reads somewhere without any binding that covers the read.
+
+        Kept with the facts (which ``release`` clears): each finding's fix title makes its own
+        ``Names``, and walking the whole tree for each made checking quadratic in findings.
+        """
+        found: Optional[frozenset[str]] = self.facts.__dict__.get(_UNRESOLVED)
+        if found is None:
+            found = self.facts.__dict__[_UNRESOLVED] = frozenset(_unresolved_reads(self.facts))
+        return found
 
     def alias(self, qualname: str, scope: Scope, at: Position) -> Optional[str]:
         """A name visible in ``scope`` at ``at`` that means exactly the module ``qualname``."""

@@ -1,0 +1,319 @@
+"""Latency of ``seedlint server``: from a ``didChange`` to its ``publishDiagnostics``.
+
+Not a test. A stdlib-only LSP client starts the server over stdio, opens a generated
+2,000-line file with findings, then changes one line of it ``--changes`` times (waiting for the
+diagnostics of each change before the next) and reports the median and the 90th percentile of
+the time from writing ``didChange`` to reading the ``publishDiagnostics`` of that version, on
+the warm server (after ``--warmup`` changes that are not counted).
+
+It runs twice: with the debounce off (``initializationOptions.debounce = 0``: what checking
+costs) and with the server's default debounce (what a user waits after the last keystroke).
+It also times the code-action request for a quick fix (libcst computes the edits) and the
+``source.fixAll.seedlint`` request.
+
+Usage::
+
+    python bench/lsp_latency.py [--lines 2000] [--changes 40] [--warmup 5]
+
+``SEEDLINT_BENCH_SEEDLINT`` overrides the server command (default: this Python, ``-m
+seedlint``), e.g. ``"seedlint"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import shlex
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+REPO = Path(__file__).resolve().parent.parent
+
+BLOCK = '''
+
+class Noisy{n}(Dataset):
+    """A dataset whose augmentation draws from its own RNG (block {n})."""
+
+    def __init__(self, items):
+        self.items = list(items)
+        self.rng = np.random.default_rng()
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, index):
+        return self.items[index] * self.rng.random()
+
+
+def make_loaders_{n}(train, valid, batch_size=32):
+    """Two loaders: the first shuffles unseeded, the second is seeded."""
+    generator = torch.Generator()
+    generator.manual_seed({n})
+    train_loader = DataLoader(train, batch_size=batch_size, shuffle=True)
+    valid_loader = DataLoader(valid, batch_size=batch_size, shuffle=True, generator=generator)
+    noisy = DataLoader(Noisy{n}(range(10)), batch_size=batch_size, num_workers=2)
+    return train_loader, valid_loader, noisy
+
+
+def step_{n}(model, batch, optimizer):
+    optimizer.zero_grad()
+    loss = model(batch).sum()  # value {n}
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+'''
+HEADER = (
+    '"""A generated training module for the language-server latency benchmark."""\n\n'
+    "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader, Dataset\n"
+)
+
+
+def generate(lines: int, every: int = 1) -> str:
+    """``lines`` lines of blocks; every ``every``-th block has two findings (RNG001, RNG002),
+    the others are seeded."""
+    parts = [HEADER]
+    count = HEADER.count("\n")
+    n = 0
+    while count < lines:
+        block = BLOCK.format(n=n)
+        if n % every:
+            block = block.replace("shuffle=True)", "shuffle=True, generator=generator)")
+            block = block.replace("num_workers=2", "num_workers=0")
+        parts.append(block)
+        count += block.count("\n")
+        n += 1
+    text = "".join(parts)
+    return "".join(text.splitlines(keepends=True)[:lines])
+
+
+class Client:
+    """Just enough JSON-RPC over pipes: requests, notifications, and a queue of what came."""
+
+    def __init__(self, command: list[str]) -> None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SEEDLINT_")}
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=REPO
+        )
+        self.inbox: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            length = None
+            while True:
+                line = stream.readline()
+                if not line:
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode("ascii").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            if length is None:
+                continue
+            body = stream.read(length)
+            self.inbox.put((time.perf_counter(), json.loads(body)))
+
+    def send(self, message: dict[str, Any]) -> float:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        stream = self.process.stdin
+        assert stream is not None
+        stamp = time.perf_counter()
+        stream.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        stream.flush()
+        return stamp
+
+    def notify(self, method: str, params: Any) -> float:
+        return self.send({"method": method, "params": params})
+
+    def request(self, method: str, params: Any) -> tuple[float, Any]:
+        self.next_id += 1
+        ident = self.next_id
+        start = self.send({"id": ident, "method": method, "params": params})
+        stamp, message = self.wait(lambda m: m.get("id") == ident and "method" not in m)
+        if "error" in message:
+            raise RuntimeError(f"{method}: {message['error']}")
+        return stamp - start, message.get("result")
+
+    def wait(self, wanted: Any, timeout: float = 60) -> tuple[float, dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no answer from the server")
+            stamp, message = self.inbox.get(timeout=left)
+            if message.get("method") == "client/registerCapability":  # answer, as editors do
+                self.send({"id": message["id"], "result": None})
+                continue
+            if wanted(message):
+                return stamp, message
+
+    def diagnostics(self, uri: str, version: int) -> tuple[float, list[Any]]:
+        stamp, message = self.wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and m["params"].get("version") == version
+            )
+        )
+        return stamp, message["params"]["diagnostics"]
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None)
+            self.notify("exit", None)
+            self.process.wait(timeout=10)
+        except Exception:
+            self.process.kill()
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's user+system CPU seconds (Linux ``/proc``; NaN elsewhere): on a busy
+    machine the wall time includes waiting for a core, this does not."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def session(
+    command: list[str], path: Path, text: str, debounce: Optional[float], args: argparse.Namespace
+) -> dict[str, Any]:
+    client = Client(command)
+    options = {} if debounce is None else {"debounce": debounce}
+    folder = path.parent.as_uri()
+    client.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "rootUri": folder,
+            "workspaceFolders": [{"uri": folder, "name": "bench"}],
+            "capabilities": {},
+            "initializationOptions": options,
+        },
+    )
+    client.notify("initialized", {})
+    uri = path.as_uri()
+    lines = text.splitlines(keepends=True)
+    target = next(i for i, line in enumerate(lines) if "# value" in line)
+    opened = client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+    )
+    stamp, found = client.diagnostics(uri, 1)
+    first = stamp - opened
+    timings: list[float] = []
+    cpu: list[float] = []
+    for version in range(2, 2 + args.warmup + args.changes):
+        lines[target] = lines[target].replace("# value", f"# value {version}", 1)
+        before = cpu_seconds(client.process.pid)
+        sent = client.notify(
+            "textDocument/didChange",
+            {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": "".join(lines)}],
+            },
+        )
+        stamp, found = client.diagnostics(uri, version)
+        if version >= 2 + args.warmup:
+            timings.append(stamp - sent)
+            cpu.append(cpu_seconds(client.process.pid) - before)
+    finding = next(d for d in found if d["code"] == "RNG001")
+    actions: list[float] = []
+    fix_all: list[float] = []
+    for _ in range(3):
+        elapsed, result = client.request(
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": uri},
+                "range": finding["range"],
+                "context": {"diagnostics": [finding], "only": ["quickfix"]},
+            },
+        )
+        assert result, "no quick fix offered"
+        actions.append(elapsed)
+        elapsed, result = client.request(
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": uri},
+                "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                "context": {"diagnostics": [], "only": ["source.fixAll"]},
+            },
+        )
+        assert result, "no fix-all offered"
+        fix_all.append(elapsed)
+    client.close()
+    return {
+        "findings": len(found),
+        "open": first,
+        "change": timings,
+        "cpu": cpu,
+        "quick_fix": actions,
+        "fix_all": fix_all,
+    }
+
+
+def ms(value: float) -> str:
+    return f"{value * 1000:.1f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, default=2000)
+    parser.add_argument("--changes", type=int, default=40)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument(
+        "--every", type=int, default=1, help="findings in every N-th block (1: 124 findings)"
+    )
+    parser.add_argument("--no-debounce-only", action="store_true", help="skip the second run")
+    args = parser.parse_args()
+    override = os.environ.get("SEEDLINT_BENCH_SEEDLINT")
+    base = shlex.split(override) if override else [sys.executable, "-m", "seedlint"]
+    command = [*base, "server"]
+    text = generate(args.lines, args.every)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "train_generated.py"
+        path.write_text(text, encoding="utf-8")
+        print(f"server: {' '.join(command)}")
+        print(f"file: {text.count(chr(10))} lines, {len(text.encode())} bytes")
+        runs: list[tuple[str, Optional[float]]] = [("debounce off", 0.0)]
+        if not args.no_debounce_only:
+            runs.append(("default debounce", None))
+        for label, debounce in runs:
+            result = session(command, path, text, debounce, args)
+            change = result["change"]
+            print(
+                f"{label}: {result['findings']} findings; didChange -> publishDiagnostics "
+                f"median {ms(statistics.median(change))}, p90 {ms(percentile(change, 0.9))}, "
+                f"max {ms(max(change))} over {len(change)} changes; server CPU per change "
+                f"median {ms(statistics.median(result['cpu']))}, p90 "
+                f"{ms(percentile(result['cpu'], 0.9))} (first open "
+                f"{ms(result['open'])}); quick-fix code action median "
+                f"{ms(statistics.median(result['quick_fix']))}, fix-all median "
+                f"{ms(statistics.median(result['fix_all']))}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
