@@ -71,6 +71,12 @@ def test_no_snippet_is_left_untested() -> None:
             "# .github/workflows/seedlint.yml",
             "# .gitlab-ci.yml",
             "# pyproject.toml",
+            # the language server's (tests/test_server_docs.py)
+            "pip install 'seedlint[server]'     # pygls and lsprotocol",
+            "-- init.lua",
+            "-- init.lua (Neovim 0.11+)",
+            "# languages.toml",
+            ";; init.el",
         ]
     )
 
