@@ -328,7 +328,7 @@ class _CellRows:
     """Program rows of a notebook, for moving a fix's edits into its finding's cell."""
 
     def __init__(self, document: NotebookDocument) -> None:
-        program = split(document.text)
+        program = split(document.text, document.notebook.tag)
         self.rows = program.rows
         self.lines = [line.rstrip("\r\n") for line in document.text.splitlines()]
         self.real: dict[int, list[str]] = {
