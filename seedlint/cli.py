@@ -17,6 +17,7 @@ from seedlint.config import (
     ConfigError,
     Settings,
     SettingsResolver,
+    check_seed,
     describe,
     did_you_mean,
     env_bool,
@@ -273,7 +274,9 @@ def _rules() -> int:
 def _clean(args: argparse.Namespace) -> int:
     import shutil
 
-    folder = args.cache_dir or Path(".seedlint_cache")
+    folder = _cache_folder(args.cache_dir or Path(".seedlint_cache"))
+    if folder.is_symlink():  # never delete through a link seedlint did not make
+        raise UsageError(f"{folder} is a symbolic link, not a seedlint cache folder; kept")
     if folder.is_dir():
         try:
             tag = (folder / "CACHEDIR.TAG").read_text(errors="replace")
@@ -286,6 +289,12 @@ def _clean(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cache_folder(folder: Path) -> Path:
+    if "\0" in str(folder):
+        raise UsageError(f"the cache folder {str(folder)!r} contains a NUL character")
+    return folder
+
+
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     for name in ("select", "extend_select", "ignore", "extend_ignore", "fixable", "unfixable"):
@@ -296,6 +305,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     for name in ("exclude", "extend_exclude"):
         if getattr(args, name) is not None:
             overrides[name] = tuple(getattr(args, name))
+    if args.fix_seed is not None:
+        check_seed(args.fix_seed, "--fix-seed")
     for name in ("respect_gitignore", "force_exclude", "unsafe_fixes", "fix_seed"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
@@ -324,6 +335,8 @@ def _check(args: argparse.Namespace) -> int:
     if args.add_noqa and fixing:
         raise UsageError("--add-noqa cannot be combined with --fix, --fix-only or --diff")
     paths = [Path(p) for p in (args.paths or ["."])]
+    if len(paths) > 1 and any(str(p) == "-" for p in paths):
+        raise UsageError("`-` (standard input) cannot be combined with other paths")
     for path in paths:
         if str(path) != "-" and not path.exists() and not path.is_symlink():
             raise UsageError(f"{path}: no such file or folder")
@@ -341,7 +354,7 @@ def _check(args: argparse.Namespace) -> int:
     if stdin:
         display = args.stdin_filename or "-"
         settings = resolver.for_path(Path(display)) if args.stdin_filename else default
-        raw = sys.stdin.buffer.read()
+        raw = _read_stdin()
         if args.stdin_filename and settings.force_exclude and is_excluded(Path(display), settings):
             if fixing and not args.diff:  # an excluded buffer comes back unchanged
                 sys.stdout.buffer.write(raw)
@@ -391,7 +404,8 @@ def _check(args: argparse.Namespace) -> int:
     else:
         cache = None
         if not no_cache and not stdin:
-            cache = Cache(args.cache_dir or Path(default.cache_dir or ".seedlint_cache"))
+            folder = args.cache_dir or Path(default.cache_dir or ".seedlint_cache")
+            cache = Cache(_cache_folder(folder))
         findings.extend(check_files(tasks, processes, cache))
         if cache is not None:
             cache.save()
@@ -401,9 +415,9 @@ def _check(args: argparse.Namespace) -> int:
             flagged = {f.path for f in findings if f.fix is not None}
             for task in tasks:
                 if task.display in flagged:
-                    raw = task.raw if task.raw is not None else read_file(task.path)[0]
-                    if raw is not None:
-                        files[task.display] = (raw, task.settings)
+                    content = task.raw if task.raw is not None else read_file(task.path)[0]
+                    if content is not None:
+                        files[task.display] = (content, task.settings)
     if output_format in ("json", "json-lines") and not args.fix_only:
         findings = attach_edits(findings, files)
 
@@ -420,6 +434,16 @@ def _check(args: argparse.Namespace) -> int:
     if args.fix_only:
         return 0
     return 1 if findings else 0
+
+
+def _read_stdin() -> bytes:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise UsageError("cannot read standard input: it is closed")
+    try:
+        return bytes(stream.read())
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot read standard input: {error}") from None
 
 
 def _lines_of(raw: bytes) -> list[str]:

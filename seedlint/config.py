@@ -202,6 +202,18 @@ KNOWN_KEYS = _LIST_KEYS | _BOOL_KEYS | _STR_KEYS | _INT_KEYS | {"per-file-ignore
 OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "github", "gitlab", "sarif")
 
 
+# What torch.manual_seed accepts (docs: [-0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff]).
+SEED_MIN, SEED_MAX = -0x8000_0000_0000_0000, 0xFFFF_FFFF_FFFF_FFFF
+
+
+def check_seed(value: int, where: str) -> None:
+    if not SEED_MIN <= value <= SEED_MAX:
+        raise ConfigError(
+            f"{where} must be a seed torch.manual_seed accepts "
+            f"(from {SEED_MIN:#x} to {SEED_MAX:#x}), not {value}"
+        )
+
+
 _LOADED: dict[tuple[Path, int, int], Optional[dict[str, Any]]] = {}
 
 
@@ -226,6 +238,10 @@ def _load_file(path: Path) -> Optional[dict[str, Any]]:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({error.reason})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         table = tool.get("seedlint") if isinstance(tool, dict) else None
@@ -259,6 +275,7 @@ def apply_table(
         elif key in _INT_KEYS:
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ConfigError(f"{where} must be an integer")
+            check_seed(value, where)
             changes[attr] = value
         elif key in _STR_KEYS:
             if not isinstance(value, str):

@@ -27,6 +27,7 @@ from typing import Any, Optional
 from seedlint import __version__
 from seedlint.config import ConfigError, Settings, SettingsResolver
 from seedlint.engine.check import REPORT, check_text, collector_paused
+from seedlint.engine.deep import deeply
 from seedlint.engine.noqa import line_suppresses
 from seedlint.engine.selection import check_selectors, selection
 
@@ -83,6 +84,10 @@ class SeedlintChecker:
         except ConfigError as error:
             yield 1, 0, f"RNG000 invalid seedlint configuration: {error}", type(self)
             return
+        except (OSError, ValueError, RecursionError) as error:  # a config file we cannot read
+            message = f"RNG000 invalid seedlint configuration: {type(error).__name__}: {error}"
+            yield 1, 0, message, type(self)
+            return
         text = "".join(self.lines)
         # The engine's pre-filter (Selection.may_fire), on the text flake8 has already decoded.
         if not selection(settings).may_fire(text.encode("utf-8", "surrogatepass")):
@@ -90,7 +95,12 @@ class SeedlintChecker:
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
             with collector_paused():  # as in the CLI: flake8's heap is large
-                checked = check_text(text, self.filename, settings, tree=tree, suppress=False)
+                try:
+                    checked = check_text(text, self.filename, settings, tree=tree, suppress=False)
+                except RecursionError:  # deep code flake8 compiled: a larger stack
+                    checked = deeply(
+                        lambda: check_text(text, self.filename, settings, tree=tree, suppress=False)
+                    )
                 findings = checked.release()
         except Exception as error:  # a bug in seedlint: one finding, flake8 goes on
             message = f"RNG000 internal error: {type(error).__name__}: {error} {REPORT}"

@@ -358,7 +358,7 @@ def test_fix_with_compact_json_crlf_and_a_bom() -> None:
     new, _, _ = fix_notebook(raw, "c.ipynb", Settings(), False)
     assert new.startswith(b"\xef\xbb\xbf")
     after = cell_sources(new[3:])
-    assert after[0][0] == "import torch\n"
+    assert after[0][0] == "import torch\r\n"  # the cell's own line endings
     assert after[1] == [
         "DataLoader(x, shuffle=True, generator=torch.Generator().manual_seed(0))\r\n"
     ]

@@ -219,6 +219,17 @@ class ModuleFacts:
         return list(result)
 
     @cached_property
+    def loaders_by_call(self) -> dict[int, LoaderCall]:
+        """:attr:`dataloader_calls` by ``id`` of their call (a fix looks its loader up)."""
+        return {id(loader.call): loader for loader in self.dataloader_calls}
+
+    @cached_property
+    def alias_candidates(self) -> dict[str, list[str]]:
+        """Module-level names bound to each module, filled by the fixes' name choice (once per
+        module name, not once per fix)."""
+        return {}
+
+    @cached_property
     def calls_by_scope(self) -> dict[int, list[ast.Call]]:
         grouped: dict[int, list[ast.Call]] = {}
         for call, scope in self.builder.calls:

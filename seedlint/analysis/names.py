@@ -616,6 +616,13 @@ class NameResolver:
 
     def imports_module(self, prefix: str) -> bool:
         """Whether the module imports ``prefix`` or anything below it, in any scope."""
+        memo: dict[str, bool] = self.__dict__.setdefault("_imports_memo", {})
+        found = memo.get(prefix)
+        if found is None:  # once per prefix: a finding each must not cost the module
+            found = memo[prefix] = self._imports_module(prefix)
+        return found
+
+    def _imports_module(self, prefix: str) -> bool:
         for scope in self.builder.scope_of.values():
             for bindings in scope.bindings.values():
                 for binding in bindings:

@@ -82,7 +82,8 @@ class NotebookDocument:
         and its rows counted in that cell."""
         from seedlint.documents.notebook import to_cell
 
-        return to_cell(finding, split(self.program if text is None else text).rows)
+        program = self.program if text is None else text
+        return to_cell(finding, split(program, self.notebook.tag).rows)
 
     def to_bytes(self, new_text: str) -> Optional[bytes]:
         """The notebook with the changed cells written back, or None when it cannot be."""

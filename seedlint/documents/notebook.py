@@ -22,11 +22,13 @@ fix is returned unchanged.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import io
 import json
 import re
 import tokenize
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, Optional
 
@@ -35,9 +37,27 @@ from seedlint.core.findings import Problem
 from seedlint.documents.errors import DocumentError
 
 BOUNDARY = "# seedlint-cell-boundary"
-_BOUNDARY_LINE = re.compile(r"# seedlint-cell-boundary (\d+)")
 _MASK = "# seedlint-magic"
-_MASK_LINE = re.compile(r"([ \t]*)(?:pass  )?# seedlint-magic (\d+)")
+
+
+def _boundary(tag: str) -> str:
+    """The boundary comment; ``tag`` (a digest of the notebook's own text) makes it a line no
+    user text can hold: a cell cannot contain a digest of the text that contains it."""
+    return f"{BOUNDARY}-{tag}" if tag else BOUNDARY
+
+
+def _mask(tag: str) -> str:
+    return f"{_MASK}-{tag}" if tag else _MASK
+
+
+def _boundary_line(tag: str) -> re.Pattern[str]:
+    return re.compile(re.escape(_boundary(tag)) + r" (\d+)")
+
+
+def _mask_line(tag: str) -> re.Pattern[str]:
+    return re.compile(r"([ \t]*)(?:pass  )?" + re.escape(_mask(tag)) + r" (\d+)")
+
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _WS = re.compile(r"[ \t\n\r]*")
 _ASSIGN_MAGIC = re.compile(r"[A-Za-z_][\w.\[\], ]*=\s*[%!]")
@@ -86,7 +106,7 @@ def _string_interior_rows(text: str) -> set[int]:
     return rows
 
 
-def mask_cell(source: str, masks: list[str]) -> str:
+def mask_cell(source: str, masks: list[str], tag: str = "") -> str:
     """``source`` with IPython-only lines masked; their text is appended to ``masks``."""
     lines = _lines(source)
     if not lines:
@@ -122,7 +142,7 @@ def mask_cell(source: str, masks: list[str]) -> str:
             if index in chosen:
                 body = _strip_newline(line)
                 indent = "" if whole_cell else body[: len(body) - len(body.lstrip())]
-                mask = _MASK if index in continuations else f"pass  {_MASK}"
+                mask = _mask(tag) if index in continuations else f"pass  {_mask(tag)}"
                 out.append(f"{indent}{mask} {ids[index]}{line[len(body) :]}")
             else:
                 out.append(line)
@@ -139,14 +159,15 @@ def mask_cell(source: str, masks: list[str]) -> str:
     return render(candidates, ids)
 
 
-def unmask(text: str, masks: list[str]) -> str:
+def unmask(text: str, masks: list[str], tag: str = "") -> str:
     """Put the masked lines of ``text`` back."""
-    if _MASK not in text:
+    if _mask(tag) not in text:
         return text
+    mask_line = _mask_line(tag)
     out = []
     for line in _lines(text):
         body = _strip_newline(line)
-        match = _MASK_LINE.fullmatch(body)
+        match = mask_line.fullmatch(body)
         if match is not None and int(match.group(2)) < len(masks):
             out.append(masks[int(match.group(2))] + line[len(body) :])
         else:
@@ -170,13 +191,20 @@ class Notebook:
     python: bool = True
     masks: list[str] = field(default_factory=list)
 
+    @cached_property
+    def tag(self) -> str:
+        """What makes this notebook's marker comments its own (see :func:`_boundary`)."""
+        return hashlib.blake2b(
+            self.text.encode("utf-8", "surrogatepass"), digest_size=6
+        ).hexdigest()
+
     def program(self) -> str:
         """The code cells as one program, each after its boundary line, magics masked."""
         self.masks = []
         parts = []
         for cell in self.cells:
-            parts.append(f"{BOUNDARY} {cell.index}\n")
-            masked = mask_cell(cell.source, self.masks)
+            parts.append(f"{_boundary(self.tag)} {cell.index}\n")
+            masked = mask_cell(cell.source, self.masks, self.tag)
             if masked and not masked.endswith(("\n", "\r")):
                 masked += "\n"
             parts.append(masked)
@@ -242,14 +270,15 @@ class Split:
     rows: list[tuple[int, int]]  # program row (1-based; [0] unused) -> (cell, row in cell)
 
 
-def split(program: str) -> Split:
+def split(program: str, tag: str = "") -> Split:
     order: list[int] = []
     parts: dict[int, list[str]] = {}
     rows: list[tuple[int, int]] = [(0, 0)]
     before: list[str] = []  # lines a fix put above the first boundary
+    boundary_line = _boundary_line(tag)
     current: Optional[int] = None
     for line in _lines(program):
-        match = _BOUNDARY_LINE.fullmatch(_strip_newline(line))
+        match = boundary_line.fullmatch(_strip_newline(line))
         if match is not None:
             current = int(match.group(1))
             order.append(current)
@@ -300,16 +329,26 @@ def render_program(notebook: Notebook, program: str, new_program: str) -> Option
     version of ``program``), or None when the change cannot be written back (a boundary line was
     moved or lost). Only the ``"source"`` values of changed cells are rewritten; every other
     byte of the file stays as it was."""
-    new_split = split(new_program)
+    new_split = split(new_program, notebook.tag)
     if new_split.order != [cell.index for cell in notebook.cells]:
         return None  # write nothing rather than misplace code
+    sources = _after_magics(
+        notebook.cells,
+        [
+            unmask(new_split.texts.get(cell.index, ""), notebook.masks, notebook.tag)
+            for cell in notebook.cells
+        ],
+    )
+    if sources is None:
+        return None
     changes: dict[int, tuple[str, bool]] = {}
-    for cell in notebook.cells:
-        new_source = unmask(new_split.texts.get(cell.index, ""), notebook.masks)
+    for cell, new_source in zip(notebook.cells, sources):
         # The cell ends as it did (nbformat's cells end without a newline; a fix may have
         # added a blank line after an import at the end of the program's cell).
         core = cell.source.rstrip("\r\n")
         new_source = new_source.rstrip("\r\n") + cell.source[len(core) :]
+        if "\r\n" in cell.source and "\n" not in cell.source.replace("\r\n", ""):
+            new_source = _LONE_LF.sub("\r\n", new_source)  # a CRLF cell stays CRLF
         if new_source != cell.source:
             changes[cell.index] = (new_source, cell.is_list)
     spans = source_spans(notebook.text)
@@ -321,6 +360,48 @@ def render_program(notebook: Notebook, program: str, new_program: str) -> Option
     if notebook.bom:
         new_raw = codecs.BOM_UTF8 + new_raw
     return new_raw
+
+
+_LONE_LF = re.compile(r"(?<!\r)\n")
+
+
+def _cell_magic(source: str) -> Optional[str]:
+    """The name of the cell magic on the cell's first line, if any."""
+    first = source.lstrip("\ufeff").split("\n", 1)[0].strip()
+    if not first.startswith("%%"):
+        return None
+    words = first[2:].split()
+    return words[0] if words else ""
+
+
+def _after_magics(cells: list[Cell], sources: list[str]) -> Optional[list[str]]:
+    """The fixed sources with a cell magic back on its cell's first line: IPython refuses a
+    cell whose ``%%capture`` is not its first line. Lines a fix put into a cell that is not
+    Python (``%%bash``) move to the top of the next cell, after its magic; None when there is
+    no such cell (the fix cannot be written back)."""
+    out = list(sources)
+    carried: list[str] = []
+    for position, cell in enumerate(cells):
+        new_lines = carried + _lines(out[position])
+        carried = []
+        magic = _cell_magic(cell.source)
+        if magic is not None:
+            old_lines = _lines(cell.source)
+            head = old_lines[0]
+            if magic not in PYTHON_CELL_MAGICS:
+                # Not Python: only what a fix inserted above the cell's own lines moves on.
+                if new_lines[len(new_lines) - len(old_lines) :] == old_lines:
+                    carried = new_lines[: len(new_lines) - len(old_lines)]
+                    new_lines = old_lines
+            elif new_lines and new_lines[0] != head:
+                stripped = [_strip_newline(line) for line in new_lines]
+                if _strip_newline(head) in stripped:
+                    at = stripped.index(_strip_newline(head))
+                    new_lines = [new_lines[at], *new_lines[:at], *new_lines[at + 1 :]]
+                    if not new_lines[0].endswith(("\n", "\r")):
+                        new_lines[0] += "\n"
+        out[position] = "".join(new_lines)
+    return None if carried else out
 
 
 # -- rewriting "source" values in place ------------------------------------------------------

@@ -20,6 +20,7 @@ from seedlint.analysis.facts import ModuleFacts
 from seedlint.config import Settings
 from seedlint.core import Finding, Fix
 from seedlint.documents import Document, DocumentError, Source, read_document
+from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.noqa import FileExemption, file_exemption, line_suppresses
 from seedlint.engine.selection import INVALID_FILE, Selection, selection
 from seedlint.rules import Rule
@@ -207,6 +208,8 @@ def check_bytes(raw: bytes, display: str, settings: Settings) -> Checked:
             return Checked(invalid(display, error.message, chosen, error.row, error.col))
         return check_document(document, settings)
     except (RecursionError, MemoryError) as error:  # the analysis of a deeply nested file
+        if isinstance(error, RecursionError) and not in_deep_thread():
+            return deeply(lambda: check_bytes(raw, display, settings))  # with a larger stack
         message = f"{type(error).__name__}: the file is nested too deeply to check"
         return Checked(invalid(display, message, chosen))
     except Exception as error:  # a bug in seedlint: one finding, and the run goes on

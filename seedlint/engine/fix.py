@@ -24,8 +24,9 @@ from seedlint.core import Edit, Finding
 from seedlint.documents import Document, DocumentError, NotebookDocument, read_document
 from seedlint.documents.notebook import split, to_cell
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
+from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.selection import selection
-from seedlint.fixes.text import LineMap, minimal_edits
+from seedlint.fixes.text import LineMap, lines, minimal_edits
 
 if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
@@ -124,7 +125,7 @@ def _round(
     """One round over ``text``: (new text, the findings fixed, an error)."""
     import libcst as cst
 
-    from seedlint.fixes.transform import apply_changes, conflicts, same_change
+    from seedlint.fixes.transform import ConflictIndex, apply_changes, change_place, same_change
 
     try:
         ctx = _context(text, checked, settings)
@@ -135,6 +136,8 @@ def _round(
     accepted: list[Change] = []
     applied: list[Flagged] = []
     duplicates: list[Flagged] = []  # findings whose fix is exactly an accepted change
+    index = ConflictIndex(ctx.positions)
+    by_place: dict[tuple[object, ...], list[Change]] = {}  # accepted changes by where they act
     for item in sorted(candidates, key=lambda item: item.finding.sort_key):
         try:
             change = item.rule.fix(ctx, item.violation)
@@ -146,11 +149,14 @@ def _round(
             return text, [], message
         if change is None or change.empty:
             continue
-        if any(same_change(change, other) for other in accepted):
+        place = change_place(change)
+        if any(same_change(change, other) for other in by_place.get(place, ())):
             duplicates.append(item)
             continue
-        if conflicts(change, accepted, ctx.positions):
+        if index.conflicts(change):
             continue
+        index.add(change)
+        by_place.setdefault(place, []).append(change)
         accepted.append(change)
         applied.append(item)
     if not accepted:
@@ -202,6 +208,8 @@ def fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fix
     try:
         return _fix_bytes(raw, display, settings, unsafe)
     except (RecursionError, MemoryError) as error:
+        if isinstance(error, RecursionError) and not in_deep_thread():
+            return deeply(lambda: fix_bytes(raw, display, settings, unsafe))  # a larger stack
         message = (
             f"cannot fix: the file is nested too deeply ({type(error).__name__}); "
             "it was left unchanged"
@@ -268,6 +276,7 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
     changes another cell (a new ``import torch`` goes to the first code cell) or a line with
     masked IPython syntax gets no edits (one finding has one ``cell``), and ``--fix`` still
     applies it."""
+    from seedlint.fixes.edits import line_starts, local_edits
     from seedlint.fixes.transform import apply_changes
 
     try:
@@ -287,6 +296,7 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
     except Exception:  # libcst cannot parse it, or it is nested too deeply
         return {}
     found: dict[Identity, tuple[Edit, ...]] = {}
+    starts = line_starts(lines(document.text))
     for item in checked.flagged:
         if item.finding.fix is None:
             continue
@@ -294,10 +304,13 @@ def edits_for(raw: bytes, display: str, settings: Settings) -> dict[Identity, tu
             change = item.rule.fix(ctx, item.violation)
             if change is None or change.empty:
                 continue
-            new_text = apply_changes(ctx.module, [change], ctx.positions)
+            # A replacement costs the size of its nodes; anything else, the module's.
+            edits = local_edits(ctx.module, ctx.positions, change, document.text, starts)
+            if edits is None:
+                new_text = apply_changes(ctx.module, [change], ctx.positions)
+                edits = minimal_edits(document.text, new_text)
         except Exception:  # a broken codemod: no edits shown, and --fix reports it
             continue
-        edits = minimal_edits(document.text, new_text)
         if cells is None:
             found[identity(item.finding)] = edits
             continue
@@ -312,7 +325,7 @@ class _CellRows:
     """Program rows of a notebook, for moving a fix's edits into its finding's cell."""
 
     def __init__(self, document: NotebookDocument) -> None:
-        program = split(document.text)
+        program = split(document.text, document.notebook.tag)
         self.rows = program.rows
         self.lines = [line.rstrip("\r\n") for line in document.text.splitlines()]
         self.real: dict[int, list[str]] = {

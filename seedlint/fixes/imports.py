@@ -53,11 +53,14 @@ class Names:
 
     def alias(self, qualname: str, scope: Scope, at: Position) -> Optional[str]:
         """A name visible in ``scope`` at ``at`` that means exactly the module ``qualname``."""
-        base = qualname.split(".")[-1]
-        candidates = [base]
-        for name, module_bindings in sorted(self.facts.builder.module_scope.bindings.items()):
-            if name != base and any(b.qualname == qualname for b in module_bindings):
-                candidates.append(name)
+        candidates = self.facts.alias_candidates.get(qualname)
+        if candidates is None:  # once per module name: a fix each must not cost the module
+            base = qualname.split(".")[-1]
+            candidates = [base]
+            for name, module_bindings in sorted(self.facts.builder.module_scope.bindings.items()):
+                if name != base and any(b.qualname == qualname for b in module_bindings):
+                    candidates.append(name)
+            self.facts.alias_candidates[qualname] = candidates
         for name in candidates:
             bindings = lookup(name, scope)
             if (

@@ -63,7 +63,8 @@ def top_statement(tree: ast.Module, node: ast.AST) -> Optional[ast.stmt]:
 
 
 def loader_call(facts: ModuleFacts, node: ast.AST) -> Optional[LoaderCall]:
-    return next((loader for loader in facts.dataloader_calls if loader.call is node), None)
+    loader = facts.loaders_by_call.get(id(node))
+    return loader if loader is not None and loader.call is node else None
 
 
 def positional_index(loader: LoaderCall, name: str) -> Optional[int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 
 from seedlint.core import Edit
 
@@ -16,14 +17,104 @@ def lines(text: str) -> list[str]:
     return _LINE.findall(text)
 
 
+Opcode = tuple[str, int, int, int, int]
+
+# Below this many line pairs, difflib's exact matching (quadratic at worst) runs on what
+# differs; above it, a linear resynchronising walk does (see :func:`opcodes`).
+_EXACT_PAIRS = 250_000
+_WINDOW = 16
+
+
+def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
+    """difflib-style opcodes turning the lines ``a`` into ``b``, in time linear in the lines.
+
+    The common head and tail are matched first; what lies between goes to difflib when it is
+    small, else to a walk that matches equal lines and, at a difference, looks up to
+    :data:`_WINDOW` lines ahead on each side for two equal lines in a row to resynchronise on.
+    (difflib with ``autojunk=False`` is quadratic on files with many equal lines, such as a
+    file of 10,000 similar calls separated by blank lines.)
+    """
+    n, m = len(a), len(b)
+    lo = 0
+    while lo < n and lo < m and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < n - lo and hi < m - lo and a[n - 1 - hi] == b[m - 1 - hi]:
+        hi += 1
+    out: list[Opcode] = []
+    if lo:
+        out.append(("equal", 0, lo, 0, lo))
+    i2, j2 = n - hi, m - hi
+    if (i2 - lo) * (j2 - lo) <= _EXACT_PAIRS:
+        matcher = difflib.SequenceMatcher(None, a[lo:i2], b[lo:j2], autojunk=False)
+        for tag, x1, x2, y1, y2 in matcher.get_opcodes():
+            out.append((tag, x1 + lo, x2 + lo, y1 + lo, y2 + lo))
+    else:
+        out.extend(_walk(a, b, lo, i2, lo, j2))
+    if hi:
+        out.append(("equal", i2, n, j2, m))
+    return _merged(out)
+
+
+def _walk(a: Sequence[str], b: Sequence[str], i: int, i2: int, j: int, j2: int) -> list[Opcode]:
+    def synced(x: int, y: int) -> bool:
+        return a[x] == b[y] and (x + 1 >= i2 or y + 1 >= j2 or a[x + 1] == b[y + 1])
+
+    out: list[Opcode] = []
+    while i < i2 and j < j2:
+        if a[i] == b[j]:
+            start_i, start_j = i, j
+            while i < i2 and j < j2 and a[i] == b[j]:
+                i += 1
+                j += 1
+            out.append(("equal", start_i, i, start_j, j))
+            continue
+        skip = (1, 1)  # nothing to resynchronise on nearby: one line replaced by one
+        for total in range(1, 2 * _WINDOW + 1):
+            found = next(
+                (
+                    (da, total - da)
+                    for da in range(max(0, total - _WINDOW), min(total, _WINDOW) + 1)
+                    if i + da < i2 and j + total - da < j2 and synced(i + da, j + total - da)
+                ),
+                None,
+            )
+            if found is not None:
+                skip = found
+                break
+        da, db = min(skip[0], i2 - i), min(skip[1], j2 - j)
+        out.append(("replace", i, i + da, j, j + db))
+        i, j = i + da, j + db
+    if i < i2 or j < j2:
+        out.append(("replace", i, i2, j, j2))
+    return out
+
+
+def _merged(codes: list[Opcode]) -> list[Opcode]:
+    """Adjacent opcodes of one kind (equal, or not) joined; each named as difflib names it."""
+    out: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if i1 == i2 and j1 == j2:
+            continue
+        same = "equal" if tag == "equal" else "change"
+        if out and ("equal" if out[-1][0] == "equal" else "change") == same:
+            i1, j1 = out[-1][1], out[-1][3]
+            out.pop()
+        if same == "change":
+            tag = "replace" if i1 < i2 and j1 < j2 else "delete" if i1 < i2 else "insert"
+        out.append((tag, i1, i2, j1, j2))
+    return out
+
+
 class LineMap:
     """Rows of a new text mapped back to the rows of the old text it was made from."""
 
     def __init__(self, old: str, new: str) -> None:
-        matcher = difflib.SequenceMatcher(None, lines(old), lines(new), autojunk=False)
-        self._blocks = [(j1, j2, i1, i2, tag) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+        old_lines = lines(old)
+        codes = opcodes(old_lines, lines(new))
+        self._blocks = [(j1, j2, i1, i2, tag) for tag, i1, i2, j1, j2 in codes]
         self._starts = [block[0] for block in self._blocks]
-        self._old_count = max(len(lines(old)), 1)
+        self._old_count = max(len(old_lines), 1)
 
     def old_row(self, row: int) -> int:
         """The 1-based old row a 1-based new row comes from (an inserted row: the old row the
@@ -48,9 +139,8 @@ def minimal_edits(old: str, new: str) -> tuple[Edit, ...]:
     starts = [0]
     for line in old_lines:
         starts.append(starts[-1] + len(line))
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     edits: list[Edit] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(old_lines, new_lines):
         if tag == "equal":
             continue
         before = "".join(old_lines[i1:i2])

@@ -45,6 +45,16 @@ def conflicts(
     return False
 
 
+def change_place(change: Change) -> tuple[object, ...]:
+    """Where a change acts (the nodes it replaces, removes or inserts at): only changes of one
+    place can be the same change (:func:`same_change`)."""
+    return (
+        tuple(id(old) for old, _ in change.replacements),
+        tuple(id(node) for node in change.removals),
+        tuple((id(i.anchor), i.before, i.key) for i in change.insertions),
+    )
+
+
 def same_change(change: Change, other: Change) -> bool:
     """Whether two changes make exactly the same edit (two findings with one fix: a second
     RNG005 object reseeded by the same ``seed_worker``); the fixer applies it once and counts
@@ -70,6 +80,47 @@ def same_change(change: Change, other: Change) -> bool:
         ):
             return False
     return change.imports == other.imports
+
+
+class ConflictIndex:
+    """:func:`conflicts` against every accepted change, by line: each check costs the lines the
+    change spans and the changes on them, not every change accepted before (a file with 10,000
+    fixes must not take 10,000² comparisons)."""
+
+    def __init__(self, ranges: Mapping[cst.CSTNode, CodeRange]) -> None:
+        self.ranges = ranges
+        self._strict: dict[int, list[_Span]] = {}  # every line a replaced/removed node spans
+        self._anchors: dict[int, list[_Span]] = {}  # the line an insertion anchor starts on
+
+    def conflicts(self, change: Change) -> bool:
+        for mine in (_key(self.ranges[n]) for n in _strict(change)):
+            for line in range(mine[0][0], mine[1][0] + 1):
+                if any(_overlap_keys(mine, theirs) for theirs in self._strict.get(line, ())):
+                    return True
+                if any(_contains_keys(mine, theirs) for theirs in self._anchors.get(line, ())):
+                    return True
+        for anchor in (_key(self.ranges[i.anchor]) for i in change.insertions):
+            if any(_contains_keys(theirs, anchor) for theirs in self._strict.get(anchor[0][0], ())):
+                return True
+        return False
+
+    def add(self, change: Change) -> None:
+        for span in (_key(self.ranges[n]) for n in _strict(change)):
+            for line in range(span[0][0], span[1][0] + 1):
+                self._strict.setdefault(line, []).append(span)
+        for anchor in (_key(self.ranges[i.anchor]) for i in change.insertions):
+            self._anchors.setdefault(anchor[0][0], []).append(anchor)
+
+
+_Span = tuple[tuple[int, int], tuple[int, int]]
+
+
+def _overlap_keys(a: _Span, b: _Span) -> bool:
+    return (a[0] < b[1] and b[0] < a[1]) or a == b
+
+
+def _contains_keys(outer: _Span, inner: _Span) -> bool:
+    return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
 def _strict(change: Change) -> list[cst.CSTNode]:

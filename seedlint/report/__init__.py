@@ -303,9 +303,20 @@ def sarif(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] =
 def _uri(path: str) -> str:
     absolute = Path(path).absolute()
     try:
-        return absolute.relative_to(Path.cwd()).as_posix()
+        relative = absolute.relative_to(Path.cwd()).as_posix()
     except ValueError:
-        return absolute.as_uri()
+        pass
+    else:  # a URI reference: every character but unreserved ones and "/" percent-encoded
+        return _percent_encoded(relative)
+    return "file://" + _percent_encoded(absolute.as_posix())
+
+
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+
+
+def _percent_encoded(path: str) -> str:
+    """RFC 3986: every byte of the path but unreserved characters and ``/`` as ``%XX``."""
+    return "".join(chr(b) if b in _UNRESERVED else f"%{b:02X}" for b in os.fsencode(path))
 
 
 def _first_paragraph(doc: str) -> str:

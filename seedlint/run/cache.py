@@ -1,29 +1,51 @@
 """The cache: findings per file, keyed by content and settings, so that a warm run reads
-nothing it need not."""
+nothing it need not.
+
+A cache folder is untrusted input like the rest of a repository: it may have been committed,
+tarred, or be a symbolic link someone else prepared. So:
+
+* every table carries a MAC made with a secret key that lives outside any repository (under
+  the user's cache folder, ``$XDG_CACHE_HOME/seedlint/cache-key``, created ``0600``): a table
+  seedlint did not write on this machine, for this user, is ignored and rewritten;
+* every entry is validated before use (known rule codes, integer rows, no control characters
+  or workflow commands in messages; the path is never stored: a finding gets the path of the
+  file being checked), and an entry that fails is ignored, never printed;
+* nothing is written through a link seedlint did not create: a cache folder that is a
+  symbolic link, or not the user's own, is refused with one warning and the run goes on without
+  the cache; files are created with ``O_EXCL | O_NOFOLLOW`` and tables replaced by rename.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import hmac
 import json
 import os
+import secrets
+import stat
 import sys
 import tempfile
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Optional
 
 from seedlint import __version__
 from seedlint.config import Settings
 from seedlint.core import Applicability, Finding, Fix
+from seedlint.rules import BY_CODE
 
 # Bumped whenever what a cache entry holds changes, so that old entries are never read.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 
 StatKey = tuple[int, int, int, int]
 # A file modified this recently may change again within the file system's timestamp
 # granularity without its stat key changing ("racy git"): its stat key is not trusted.
 _RACY_NS = 2_000_000_000
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_KEY_NAME = "cache-key"
+_KEY_BYTES = 32
 
 
 @functools.lru_cache(maxsize=1)
@@ -38,72 +60,169 @@ def code_digest() -> str:
     return digest_.hexdigest()
 
 
+def grammar() -> str:
+    """The interpreter's grammar version: a SyntaxError under 3.11 is valid code under 3.12."""
+    return f"py{sys.version_info[0]}{sys.version_info[1]}"
+
+
 def stat_key(path: Path) -> Optional[StatKey]:
     """Inode, size, modification and change time: any write to the file changes the change
     time, which no tool can set back, so an equal key means equal content."""
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def key_folder() -> Path:
+    """Where the secret key lives: the user's cache folder, never a repository."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "seedlint"
+
+
+def _owned_by_user(info: os.stat_result) -> bool:
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or info.st_uid == getuid()
+
+
+def secret_key() -> tuple[Optional[bytes], Optional[str]]:
+    """This user's key on this machine (created on first use), or None and why not."""
+    folder = key_folder()
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(folder)
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+            return None, f"{folder} is not a folder"
+        if not _owned_by_user(info):
+            return None, f"{folder} is not yours"
+        path = folder / _KEY_NAME
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(secrets.token_bytes(_KEY_BYTES))
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            key = handle.read(_KEY_BYTES + 1)
+    except (OSError, ValueError) as error:
+        return None, f"cannot use the key in {folder}: {getattr(error, 'strerror', None) or error}"
+    if not _owned_by_user(info) or info.st_mode & 0o077 or len(key) != _KEY_BYTES:
+        return None, f"{folder / _KEY_NAME} is not a private key of yours"
+    return key, None
+
+
+def _folder_problem(path: Path) -> Optional[str]:
+    """Why seedlint must not use ``path`` as (part of) its cache folder; None when it may (or
+    when it does not exist yet)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        return str(getattr(error, "strerror", None) or error)
+    if stat.S_ISLNK(info.st_mode):
+        return "it is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return "it is not a folder"
+    if not _owned_by_user(info):
+        return "it is not yours"
+    return None
+
+
 class Cache:
-    """Findings per file, for seedlint's version and the settings.
+    """Findings per file, for seedlint's version, the interpreter's grammar and the settings.
 
     An entry holds the file's content hash and its stat key. A file whose stat key is unchanged
     is not even read; otherwise an unchanged content hash still reuses the findings (a fresh CI
     checkout changes every modification time, not the contents). Files that cannot contain a
     finding are remembered too (no hash, no findings), so a warm run reads nothing.
-    One JSON file per settings digest under ``<cache-dir>/<version>-<code digest>/``, written
-    atomically.
+    Entries are keyed by the file's absolute path, so the working folder does not matter.
+    One file per settings digest under ``<cache-dir>/<version>-<code digest>-<grammar>/``,
+    written atomically, with a MAC (see the module's documentation).
     """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        # Per Python too: the grammar that parses a file is the interpreter's (RNG000).
-        python = f"py{sys.version_info[0]}{sys.version_info[1]}"
-        self._folder = directory / f"{__version__}-{python}-{code_digest()}"
+        self._folder = directory / f"{__version__}-{code_digest()}-{grammar()}"
         self._tables: dict[str, dict[str, Any]] = {}
         self._dirty: set[str] = set()
+        self._key: Optional[bytes] = None
+        self.disabled: Optional[str] = None  # why the cache is not used
+        problem = _folder_problem(directory) or _folder_problem(self._folder)
+        if problem is not None:
+            self._disable(f"the cache folder {directory} is not used: {problem}")
+            return
+        self._key, why = secret_key()
+        if self._key is None:
+            self._disable(f"the cache is not used: {why}")
+
+    def _disable(self, message: str) -> None:
+        if self.disabled is None:
+            self.disabled = message
+            print(f"seedlint: warning: {message}", file=sys.stderr)
+
+    # -- reading -----------------------------------------------------------------------------
+    def _mac(self, name: str, body: bytes) -> str:
+        assert self._key is not None
+        message = f"seedlint-cache\0{getattr(os, 'getuid', lambda: -1)()}\0{name}\0".encode()
+        return hmac.new(self._key, message + body, hashlib.sha256).hexdigest()
 
     def _table(self, key: str) -> dict[str, Any]:
         table = self._tables.get(key)
         if table is None:
-            path = self._folder / f"{key}-{CACHE_FORMAT}.json"
-            try:
-                table = json.loads(path.read_text())
-                if not isinstance(table, dict):
-                    table = {}
-            except (OSError, ValueError):
-                table = {}
+            table = self._read_table(key)
             self._tables[key] = table
         return table
+
+    def _read_table(self, key: str) -> dict[str, Any]:
+        if self.disabled is not None:
+            return {}
+        name = f"{key}-{CACHE_FORMAT}.json"
+        try:
+            fd = os.open(self._folder / name, os.O_RDONLY | _NOFOLLOW)
+            with os.fdopen(fd, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    return {}
+                data = handle.read()
+        except (OSError, ValueError):
+            return {}
+        mac, _, body = data.partition(b"\n")
+        if not hmac.compare_digest(mac, self._mac(name, body).encode()):
+            return {}  # not written by seedlint for this user on this machine: ignored
+        try:
+            table = json.loads(body)
+        except ValueError:
+            return {}
+        return table if isinstance(table, dict) else {}
 
     def load(self, settings: Settings) -> None:
         """Read the settings' table now (before the pool forks, so that workers share it)."""
         self._table(settings.fingerprint())
 
-    def _findings(self, entry: Any) -> Optional[list[Finding]]:
-        try:
-            return [_finding_from_json(item) for item in entry["findings"]]
-        except (TypeError, KeyError, ValueError):
-            return None
+    def _entry(self, settings: Settings, path: str) -> Any:
+        return self._table(settings.fingerprint()).get(_key_of(path))
 
     def by_stat(
         self, settings: Settings, path: str, key: Optional[StatKey]
     ) -> Optional[list[Finding]]:
-        entry = self._table(settings.fingerprint()).get(path)
+        entry = self._entry(settings, path)
         if key is None or not isinstance(entry, dict) or entry.get("stat") != list(key):
             return None
-        return self._findings(entry)
+        return _findings(entry, path)
 
     def get(self, settings: Settings, path: str, digest: str) -> Optional[list[Finding]]:
-        entry = self._table(settings.fingerprint()).get(path)
+        entry = self._entry(settings, path)
         if not isinstance(entry, dict) or entry.get("digest") != digest:
             return None
-        return self._findings(entry)
+        return _findings(entry, path)
 
+    # -- writing -----------------------------------------------------------------------------
     def put(
         self,
         settings: Settings,
@@ -112,8 +231,10 @@ class Cache:
         findings: list[Finding],
         key: Optional[StatKey] = None,
     ) -> None:
+        if self.disabled is not None or any(f.path != path for f in findings):
+            return
         table_key = settings.fingerprint()
-        self._table(table_key)[path] = {
+        self._table(table_key)[_key_of(path)] = {
             "stat": list(key) if key is not None else None,
             "digest": digest,
             "findings": [_finding_to_json(f) for f in findings],
@@ -121,45 +242,148 @@ class Cache:
         self._dirty.add(table_key)
 
     def save(self) -> None:
-        if not self._dirty:
+        if not self._dirty or self.disabled is not None:
             return
         try:
+            created = _make_folder(self.directory)
+            if created is not None:
+                self._disable(f"the cache folder {self.directory} is not used: {created}")
+                return
+            _create_new(self.directory / ".gitignore", "# Automatically created by seedlint.\n*\n")
+            _create_new(
+                self.directory / "CACHEDIR.TAG",
+                "Signature: 8a477f597d28d172789f06886806bc55\n"
+                "# This file is a cache directory tag created by seedlint.\n",
+            )
             folder = self._folder
-            folder.mkdir(parents=True, exist_ok=True)
-            ignore = self.directory / ".gitignore"
-            if not ignore.exists():  # never overwrite a .gitignore seedlint did not write
-                ignore.write_text("# Automatically created by seedlint.\n*\n")
-            tag = self.directory / "CACHEDIR.TAG"
-            if not tag.exists():
-                tag.write_text(
-                    "Signature: 8a477f597d28d172789f06886806bc55\n"
-                    "# This file is a cache directory tag created by seedlint.\n"
-                )
+            problem = _make_folder(folder)
+            if problem is not None:
+                self._disable(f"the cache folder {folder} is not used: {problem}")
+                return
             for key in self._dirty:
+                name = f"{key}-{CACHE_FORMAT}.json"
+                body = json.dumps(self._tables[key], separators=(",", ":")).encode()
                 fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-                with os.fdopen(fd, "w") as handle:
-                    json.dump(self._tables[key], handle, separators=(",", ":"))
-                os.replace(tmp, folder / f"{key}-{CACHE_FORMAT}.json")
-        except OSError as error:  # a read-only tree: the run still succeeds
-            print(f"seedlint: warning: cannot write the cache: {error}", file=sys.stderr)
+                try:
+                    with os.fdopen(fd, "wb") as handle:
+                        handle.write(self._mac(name, body).encode() + b"\n" + body)
+                    os.replace(tmp, folder / name)  # replaces a link itself, never its target
+                except BaseException:
+                    with contextlib.suppress(OSError):
+                        os.unlink(tmp)
+                    raise
+        except (OSError, ValueError) as error:  # a read-only tree: the run still succeeds
+            reason = getattr(error, "strerror", None) or error
+            print(f"seedlint: warning: cannot write the cache: {reason}", file=sys.stderr)
 
 
+def _make_folder(path: Path) -> Optional[str]:
+    """Create ``path`` (parents too) unless it exists; why it must not be used, or None."""
+    with contextlib.suppress(FileExistsError):
+        os.makedirs(path, mode=0o755, exist_ok=True)
+    return _folder_problem(path)
+
+
+def _create_new(path: Path, text: str) -> None:
+    """Write a new file; never through a link, never over an existing file."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
+    except FileExistsError:
+        return  # never overwrite a file seedlint did not write (nor follow a link)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+
+
+def _key_of(path: str) -> str:
+    return os.path.abspath(path)
+
+
+# -- entries ---------------------------------------------------------------------------------
 def _finding_to_json(finding: Finding) -> dict[str, Any]:
-    data = asdict(finding)
-    data["noqa_rows"] = list(finding.noqa_rows)
+    data: dict[str, Any] = {
+        "code": finding.code,
+        "message": finding.message,
+        "row": finding.row,
+        "col": finding.col,
+        "end_row": finding.end_row,
+        "end_col": finding.end_col,
+        "noqa_rows": list(finding.noqa_rows),
+        "cell": finding.cell,
+        "fixable": finding.fixable,
+    }
     if finding.fix is not None:
-        data["fix"]["applicability"] = finding.fix.applicability.value
+        data["fix"] = [finding.fix.applicability.value, finding.fix.message]
     return data
 
 
-def _finding_from_json(data: dict[str, Any]) -> Finding:
-    data = dict(data)
-    data["noqa_rows"] = tuple(data.get("noqa_rows", ()))
-    fix = data.get("fix")
-    data["fix"] = (
-        Fix(Applicability(fix["applicability"]), fix["message"]) if isinstance(fix, dict) else None
+class _Invalid(Exception):
+    pass
+
+
+def _findings(entry: dict[str, Any], path: str) -> Optional[list[Finding]]:
+    """The entry's findings for ``path``, or None when anything in it is not as seedlint
+    writes it (then the file is checked again)."""
+    items = entry.get("findings")
+    if not isinstance(items, list):
+        return None
+    try:
+        return [_finding_from_json(item, path) for item in items]
+    except _Invalid:
+        return None
+
+
+def _int(value: Any, least: int) -> int:
+    if type(value) is not int or value < least:
+        raise _Invalid
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.isprintable() or "::" in value:
+        raise _Invalid  # control characters, newlines or workflow commands: never printed
+    return value
+
+
+def _finding_from_json(data: Any, path: str) -> Finding:
+    if not isinstance(data, dict):
+        raise _Invalid
+    code = data.get("code")
+    rule = BY_CODE.get(code) if isinstance(code, str) else None
+    if rule is None:
+        raise _Invalid
+    row = _int(data.get("row"), 1)
+    end_row = _int(data.get("end_row"), row)
+    noqa = data.get("noqa_rows")
+    if not isinstance(noqa, list):
+        raise _Invalid
+    cell = data.get("cell")
+    fixable = data.get("fixable")
+    if not isinstance(fixable, bool):
+        raise _Invalid
+    fix = None
+    raw_fix = data.get("fix")
+    if raw_fix is not None:
+        if not isinstance(raw_fix, list) or len(raw_fix) != 2:
+            raise _Invalid
+        try:
+            applicability = Applicability(raw_fix[0])
+        except ValueError:
+            raise _Invalid from None
+        fix = Fix(applicability, _text(raw_fix[1]))
+    return Finding(
+        rule.code,
+        rule.name,
+        _text(data.get("message")),
+        path,
+        row,
+        _int(data.get("col"), 0),
+        end_row,
+        _int(data.get("end_col"), 0),
+        fix=fix,
+        noqa_rows=tuple(_int(r, 1) for r in noqa),
+        cell=None if cell is None else _int(cell, 1),
+        fixable=fixable,
     )
-    return Finding(**data)
 
 
 def digest(raw: bytes) -> str:

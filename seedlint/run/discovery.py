@@ -144,7 +144,7 @@ def discover(
         if given.is_dir():  # a folder (or a link to one) named explicitly: walk it
             yield from _walk(given, resolver, skipped)
         else:
-            settings = resolver.for_path(given)
+            settings = resolver.for_path(_absolute(given))
             if settings.force_exclude and is_excluded(given, settings):
                 skipped(given, "excluded (--force-exclude)")
                 continue
@@ -154,7 +154,7 @@ def discover(
 def is_excluded(path: Path, settings: Settings) -> bool:
     """Whether a path named explicitly falls under the excludes or ``.gitignore`` (for
     ``--force-exclude``, which pre-commit and editors use)."""
-    absolute = path.absolute()
+    absolute = _absolute(path)
     for part in [absolute, *absolute.parents]:
         if _excluded(part, settings):
             return True
@@ -165,8 +165,8 @@ def is_excluded(path: Path, settings: Settings) -> bool:
 
 
 def _walk(top: Path, resolver: SettingsResolver, skipped: Skipped) -> Iterator[Candidate]:
-    root_settings = resolver.for_path(top)
-    absolute_top = top.absolute()
+    absolute_top = _absolute(top)
+    root_settings = resolver.for_path(absolute_top)
     real_top = os.path.realpath(absolute_top)
     ignores = _Ignores()
     if root_settings.respect_gitignore:
@@ -176,7 +176,7 @@ def _walk(top: Path, resolver: SettingsResolver, skipped: Skipped) -> Iterator[C
     stack: list[tuple[Path, Path, _Ignores]] = [(top, absolute_top, ignores)]
     while stack:
         directory, absolute_dir, ignores = stack.pop()
-        settings = resolver.for_path(directory)
+        settings = resolver.for_path(absolute_dir)
         if settings.respect_gitignore:
             ignores = ignores.child(absolute_dir)
         try:
@@ -220,6 +220,12 @@ def _walk(top: Path, resolver: SettingsResolver, skipped: Skipped) -> Iterator[C
                     continue
             yield Candidate(path, settings)
         stack.extend(reversed(subdirs))
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute with ``..`` and ``.`` resolved (as the names the user sees are), so
+    that exclusion globs relative to the settings' root match ``cd tests && seedlint check ..``."""
+    return Path(os.path.abspath(path))
 
 
 def _link_problem(path: Path, real_top: str) -> Optional[str]:

@@ -13,7 +13,7 @@ from typing import Optional
 from seedlint.config import Settings
 from seedlint.core import Finding
 from seedlint.documents import DecodeError, Source
-from seedlint.engine.check import findings_of, invalid
+from seedlint.engine.check import collector_paused, findings_of, invalid
 from seedlint.engine.fix import Fixed, applies, edits_for, fix_bytes, identity
 from seedlint.engine.selection import selection
 from seedlint.fixes.text import unified_diff
@@ -141,7 +141,8 @@ def _fix_task(task: FileTask) -> _FileFixed:
     raw, errors = _read(task)
     if raw is None:
         return _FileFixed(Fixed(b"", remaining=errors), None)
-    result = fix_bytes(raw, task.display, task.settings, task.settings.unsafe_fixes)
+    with collector_paused():  # libcst allocates millions of objects: no rescans meanwhile
+        result = fix_bytes(raw, task.display, task.settings, task.settings.unsafe_fixes)
     if result.new_raw == raw:
         result.new_raw = b""  # not sent back: the caller knows it is unchanged
         return _FileFixed(result, None)
@@ -214,7 +215,8 @@ def attach_edits(
     for path, indexes in wanted.items():
         raw, settings = files[path]
         try:
-            edits = edits_for(raw, path, settings)
+            with collector_paused():  # as when fixing: libcst's allocations
+                edits = edits_for(raw, path, settings)
         except Exception:  # too deeply nested for libcst, or a bug: no edits shown
             edits = {}
         for index in indexes:

@@ -1,0 +1,241 @@
+"""The cache folder is untrusted input: links, forged or committed tables, foreign entries."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seedlint.config import Settings
+from seedlint.core import Finding
+from seedlint.run.cache import CACHE_FORMAT, Cache
+from seedlint.run.cache import digest as content_digest
+from tests.support import UNSEEDED_SCRIPT, run_seedlint
+
+FLAGGED = "RNG001"
+
+
+def _env(tmp_path: Path, name: str = "key-home") -> dict[str, str]:
+    return {"XDG_CACHE_HOME": str(tmp_path / name)}
+
+
+def check(tree: Path, *args: str, env: dict[str, str]) -> Any:
+    proc = run_seedlint(
+        "check", "--output-format", "concise", *args, cwd=tree, env=env, clean_env=True
+    )
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    return proc
+
+
+def test_a_linked_gitignore_in_the_cache_folder_is_not_written_through(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / ".seedlint_cache").mkdir(parents=True)
+    victim = tmp_path / "global-gitignore"
+    victim.write_text("*.log\n")
+    (tree / ".seedlint_cache" / ".gitignore").symlink_to(victim)
+    (tree / ".seedlint_cache" / "CACHEDIR.TAG").symlink_to(tmp_path / "tag-target")
+    (tree / "a.py").write_text(UNSEEDED_SCRIPT)
+    proc = check(tree, ".", env=_env(tmp_path))
+    assert proc.returncode == 1 and FLAGGED in proc.stdout
+    assert victim.read_text() == "*.log\n"
+    assert not (tmp_path / "tag-target").exists()
+
+
+def test_a_cache_folder_that_is_a_link_is_refused_with_one_warning(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tree / ".seedlint_cache").symlink_to(Path("..") / "elsewhere")
+    (tree / "a.py").write_text(UNSEEDED_SCRIPT)
+    (tree / "b.py").write_text(UNSEEDED_SCRIPT)
+    proc = check(tree, ".", env=_env(tmp_path))
+    assert proc.returncode == 1 and proc.stdout.count(FLAGGED) == 2
+    assert list(elsewhere.iterdir()) == []
+    assert proc.stderr.count("warning") == 1 and "symbolic link" in proc.stderr
+
+
+def test_a_linked_version_folder_is_refused(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    cache = tree / ".seedlint_cache"
+    cache.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    version_folder = Cache(cache)._folder  # the folder name this build uses
+    version_folder.symlink_to(elsewhere)
+    (tree / "a.py").write_text(UNSEEDED_SCRIPT)
+    proc = check(tree, ".", env=_env(tmp_path))
+    assert proc.returncode == 1 and FLAGGED in proc.stdout
+    assert list(elsewhere.iterdir()) == []
+    assert "symbolic link" in proc.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="needs chown")
+def test_a_cache_folder_of_another_user_is_refused(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    cache = tree / ".seedlint_cache"
+    cache.mkdir(parents=True)
+    os.chown(cache, 65534, 65534)
+    (tree / "a.py").write_text(UNSEEDED_SCRIPT)
+    proc = check(tree, ".", env=_env(tmp_path))
+    assert proc.returncode == 1 and FLAGGED in proc.stdout
+    assert "not yours" in proc.stderr and list(cache.iterdir()) == []
+
+
+def _tables(tree: Path) -> list[Path]:
+    return sorted((tree / ".seedlint_cache").rglob(f"*-{CACHE_FORMAT}.json"))
+
+
+def test_an_edited_table_never_hides_a_finding(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text(UNSEEDED_SCRIPT)
+    env = _env(tmp_path)
+    assert check(tree, ".", env=env).returncode == 1
+    [table] = _tables(tree)
+    mac, _, body = table.read_bytes().partition(b"\n")
+    data = json.loads(body)
+    for entry in data.values():
+        entry["findings"] = []
+        entry["stat"] = None
+    table.write_bytes(mac + b"\n" + json.dumps(data).encode())
+    proc = check(tree, ".", env=env)
+    assert proc.returncode == 1 and FLAGGED in proc.stdout
+
+
+def test_a_table_written_on_another_machine_never_hides_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A committed cache (tarred and extracted at the same path) was made with another key."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text(UNSEEDED_SCRIPT)
+    # The attacker's machine: a clean file at the same path, cached there.
+    (tree / "a.py").write_text("import torch\n")
+    attacker = _env(tmp_path, "attacker")
+    assert check(tree, ".", env=attacker).returncode == 0
+    [table] = _tables(tree)
+    data = json.loads(table.read_bytes().partition(b"\n")[2])
+    (tree / "a.py").write_text(UNSEEDED_SCRIPT)
+    digest = content_digest(UNSEEDED_SCRIPT.encode())
+    for entry in data.values():  # claims: the flagged content has no findings
+        entry.update(stat=None, digest=digest, findings=[])
+    # Signed with the attacker's key: valid there, not here.
+    monkeypatch.setenv("XDG_CACHE_HOME", attacker["XDG_CACHE_HOME"])
+    forged = Cache(tree / ".seedlint_cache")
+    body = json.dumps(data).encode()
+    table.write_bytes(forged._mac(table.name, body).encode() + b"\n" + body)
+    assert check(tree, ".", env=attacker).returncode == 0  # the forgery works on its own key
+    proc = check(tree, ".", env=_env(tmp_path, "victim"))
+    assert proc.returncode == 1 and FLAGGED in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        {"path": "/etc/passwd"},
+        {"row": "3"},
+        {"row": 0},
+        {"col": 1.5},
+        {"code": "RNG999"},
+        {"code": ["RNG001"]},
+        {"message": "::warning file=x::owned"},
+        {"message": "line\n::error::x"},
+        {"fix": ["safe", "::set-output name=x::y"]},
+        {"fix": ["sure", "x"]},
+        {"noqa_rows": [True]},
+        {"cell": -1},
+        {"fixable": "yes"},
+    ],
+)
+def test_entries_are_validated_even_with_a_valid_mac(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forged: dict[str, Any]
+) -> None:
+    """Even a table signed with this user's key (say, by an older build) is checked entry by
+    entry: a bad entry is ignored and the file checked again, never printed."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text(UNSEEDED_SCRIPT)
+    env = _env(tmp_path)
+    assert check(tree, ".", env=env).returncode == 1
+    [table] = _tables(tree)
+    body = table.read_bytes().partition(b"\n")[2]
+    data = json.loads(body)
+    [entry] = data.values()
+    [finding] = entry["findings"]
+    finding.update(forged)
+    entry["stat"] = None
+    monkeypatch.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
+    signer = Cache(tree / ".seedlint_cache")
+    new_body = json.dumps(data).encode()
+    table.write_bytes(signer._mac(table.name, new_body).encode() + b"\n" + new_body)
+    proc = check(tree, ".", env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout.count(FLAGGED) == 1 and proc.stdout.startswith("a.py:4:")
+    assert "::" not in proc.stdout and "passwd" not in proc.stdout and "RNG999" not in proc.stdout
+
+
+def test_the_cache_folder_depends_on_the_grammar_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "k"))
+    here = Cache(tmp_path / "c")._folder
+    monkeypatch.setattr(sys, "version_info", (3, sys.version_info[1] + 1, 0, "final", 0))
+    assert Cache(tmp_path / "c")._folder != here
+
+
+def test_a_syntax_error_cached_under_another_grammar_is_not_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "k"))
+    settings = Settings(root=tmp_path)
+    finding = Finding("RNG000", "invalid-file", "SyntaxError: x", "a.py", 1, 0, 1, 0)
+    old = Cache(tmp_path / "c")
+    old.put(settings, "a.py", "d", [finding])
+    old.save()
+    monkeypatch.setattr(sys, "version_info", (3, sys.version_info[1] + 1, 0, "final", 0))
+    assert Cache(tmp_path / "c").get(settings, "a.py", "d") is None
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "k"))
+    assert Cache(tmp_path / "c").get(settings, "a.py", "d") == [finding]
+
+
+def test_the_cache_key_does_not_depend_on_the_working_folder(tmp_path: Path) -> None:
+    """Two folders share a config (one settings digest) and a cache folder; the same file
+    name in each, the same content, but per-file-ignores silence only one of them."""
+    (tmp_path / "seedlint.toml").write_text('[per-file-ignores]\n"one/*" = ["RNG001"]\n')
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "a.py").write_text(UNSEEDED_SCRIPT)
+    env = {**_env(tmp_path), "SEEDLINT_CACHE_DIR": str(tmp_path / "shared-cache")}
+    config = str(tmp_path / "seedlint.toml")
+    first = check(tmp_path / "one", "--config", config, "a.py", env=env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    second = check(tmp_path / "two", "--config", config, "a.py", env=env)
+    assert second.returncode == 1 and FLAGGED in second.stdout
+
+
+def test_a_nul_in_the_cache_dir_is_one_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(UNSEEDED_SCRIPT)
+    (tmp_path / "pyproject.toml").write_text('[tool.seedlint]\ncache-dir = "c\\u0000d"\n')
+    proc = run_seedlint("check", "a.py", cwd=tmp_path, env=_env(tmp_path), clean_env=True)
+    assert proc.returncode == 2 and "internal error" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "cache" in proc.stderr
+
+
+def test_clean_refuses_a_linked_cache_folder(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "CACHEDIR.TAG").write_text("created by seedlint\n")
+    (elsewhere / "precious.txt").write_text("keep\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / ".seedlint_cache").symlink_to(elsewhere)
+    proc = run_seedlint("clean", cwd=tree, env=_env(tmp_path))
+    assert proc.returncode == 2 and "internal error" not in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "link" in proc.stderr
+    assert (elsewhere / "precious.txt").exists()

@@ -1,0 +1,60 @@
+"""Cost linear in findings and lines, shown by counting work rather than timing it (the
+figures are in bench/scale.py)."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import seedlint.fixes.transform as transform
+from seedlint.config import Settings
+from seedlint.engine.fix import edits_for
+from seedlint.fixes.text import LineMap, minimal_edits
+
+CALLS = 60
+MANY = "import torch\nfrom torch.utils.data import DataLoader\n\n" + "".join(
+    f"loader_{i} = DataLoader(range({i}), shuffle=True)\n\n" for i in range(CALLS)
+)
+
+
+def test_json_edits_do_not_print_the_module_once_per_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    real = transform.apply_changes
+
+    def counting(*args: Any, **kwargs: Any) -> str:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(transform, "apply_changes", counting)
+    found = edits_for(MANY.encode(), "a.py", Settings(root=tmp_path))
+    assert len(found) == CALLS
+    assert len(calls) <= 1, f"the whole module was printed {len(calls)} times"
+    for edits in found.values():
+        [edit] = edits
+        assert edit.content.startswith(", generator=") and edit.row == edit.end_row
+
+
+def test_line_maps_and_edits_never_run_difflib_on_a_whole_repetitive_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sizes: list[int] = []
+    real = difflib.SequenceMatcher
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, isjunk: Any = None, a: Any = "", b: Any = "", autojunk: bool = True):
+            sizes.append(len(a) * len(b))
+            super().__init__(isjunk, a, b, autojunk)
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", Counting)
+    old = "x = 1\n\n" * 5_000
+    new = old.replace("x = 1\n", "x = 2\n")
+    line_map = LineMap(old, new)
+    assert line_map.old_row(9_999) == 9_999
+    edits = minimal_edits(old, new)
+    assert len(edits) == 5_000 and all(e.content == "2" for e in edits)
+    assert max(sizes, default=0) <= 250_000, max(sizes)
