@@ -417,7 +417,7 @@ def test_cache_is_kept_per_python(tmp_path: Path) -> None:
     (tmp_path / "t.py").write_text(SHUFFLED)
     run_seedlint("check", "t.py", cwd=tmp_path, clean_env=True)
     (folder,) = [p for p in (tmp_path / ".seedlint_cache").iterdir() if p.is_dir()]
-    assert f"-py{sys.version_info[0]}{sys.version_info[1]}-" in folder.name
+    assert folder.name.endswith(f"-py{sys.version_info[0]}{sys.version_info[1]}")
 
 
 # -- --add-noqa ---------------------------------------------------------------------------------
