@@ -22,7 +22,7 @@ from seedlint.analysis.names import Scope
 from seedlint.documents.source import Source
 from seedlint.fixes.imports import ImportNeed, Names
 from seedlint.fixes.options import FixOptions
-from seedlint.fixes.seeds import Position, find_seed
+from seedlint.fixes.seeds import Position, Seed, choose_seed
 
 Statement = Union[cst.BaseStatement, cst.BaseSmallStatement]
 
@@ -162,9 +162,9 @@ class FixContext:
         return found if isinstance(found, cst.BaseStatement) else None
 
     # -- what a fix writes ---------------------------------------------------------------------
-    def seed(self, at: Position, scope: Scope) -> str:
-        """The seed expression to write at ``at`` (an ``ast`` position) in ``scope``."""
-        return find_seed(self.facts, self.text, at, scope, self.options.fix_seed)
+    def seed(self, at: Position, scope: Scope) -> Seed:
+        """The seed to write at ``at`` (an ``ast`` position) in ``scope``."""
+        return choose_seed(self.facts, at, scope, self.options)
 
     def module_name(self, change: Change, qualname: str, scope: Scope, at: Position) -> str:
         """The name to write for module ``qualname`` at ``at``; ``change`` imports it if needed."""
