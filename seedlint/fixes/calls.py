@@ -1,7 +1,9 @@
 """Call arguments in the call's own layout: set a keyword, or append one after the others.
 
 One argument per line stays one per line (with the trailing comma, when there is one, and any
-comment after the last argument kept on its line); arguments on one line stay on one line.
+comment after the last argument kept on its line); arguments on one line stay on one line, unless
+the line would then exceed the project's line length: the call is then split one argument per
+line with a trailing comma, as black and ruff format write it.
 """
 
 from __future__ import annotations
@@ -25,8 +27,55 @@ def set_loader_argument(
     if not isinstance(node, cst.Call):
         return False
     position = positional_index(loader, name)
-    change.replace(node, set_argument(node, name, parse_expression(value), position))
+    new = set_argument(node, name, parse_expression(value), position)
+    change.replace(node, fit_line(ctx, node, new))
     return True
+
+
+def fit_line(ctx: FixContext, old: cst.Call, new: cst.Call) -> cst.Call:
+    """``new`` (replacing ``old``), split one argument per line when the one-line call would
+    make its line longer than ``line-length``."""
+    where = ctx.positions[old]
+    if where.start.line != where.end.line:
+        return new  # a call already on several lines keeps its layout
+    lines = ctx.text.splitlines()
+    if where.start.line > len(lines):
+        return new
+    line = lines[where.start.line - 1]
+    code = cst.Module([]).code_for_node(new)
+    if "\n" in code or "\r" in code:
+        return new
+    width = where.start.column + len(code) + len(line) - where.end.column
+    if width <= ctx.options.line_length or not new.args:
+        return new
+    indent = line[: len(line) - len(line.lstrip())]
+    return one_per_line(new, indent)
+
+
+def one_per_line(call: cst.Call, indent: str) -> cst.Call:
+    """``call`` with each argument on a line of its own (indented four spaces more than
+    ``indent``), a trailing comma, and the closing parenthesis on a line at ``indent``."""
+
+    def break_to(spaces: str) -> cst.ParenthesizedWhitespace:
+        return cst.ParenthesizedWhitespace(
+            first_line=cst.TrailingWhitespace(),
+            empty_lines=[],
+            indent=False,
+            last_line=cst.SimpleWhitespace(spaces),
+        )
+
+    inner = indent + "    "
+    args = []
+    for index, arg in enumerate(call.args):
+        last = index == len(call.args) - 1
+        after = break_to(indent if last else inner)
+        args.append(
+            arg.with_changes(
+                comma=cst.Comma(whitespace_after=after),
+                whitespace_after_arg=cst.SimpleWhitespace(""),
+            )
+        )
+    return call.with_changes(args=args, whitespace_before_args=break_to(inner))
 
 
 def set_argument(

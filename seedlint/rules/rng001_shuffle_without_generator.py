@@ -79,7 +79,9 @@ A bare `torch.Generator()` is not enough: every fresh generator starts from the 
 ## Fix safety
 The fix passes `generator=torch.Generator().manual_seed(SEED)` to the loader: in place of an
 explicit `generator=None`, else as a keyword after the existing arguments, in the call's own
-layout (one argument per line stays one per line, a trailing comma is kept).
+layout (one argument per line stays one per line, a trailing comma is kept); a call that would
+then exceed the project's line length (`line-length` of ruff, else of black, else 88) is split
+one argument per line with a trailing comma, as black and ruff format write it.
 `SEED` is a seed the program already has where the fix goes, bound there when that code runs,
 in this order: the argument of an earlier seeding call in the same function
 (`torch.manual_seed(X)`, `random.seed(X)`, `np.random.seed(X)`, a seeding helper such as
@@ -135,8 +137,12 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
             "    return DataLoader(dataset, batch_size=32, shuffle=True)\n",
             fixed="import torch\nfrom torch.utils.data import DataLoader\n\n\n"
             "def make(dataset, seed):\n"
-            "    return DataLoader(dataset, batch_size=32, shuffle=True, "
-            "generator=torch.Generator().manual_seed(seed))\n",
+            "    return DataLoader(\n"
+            "        dataset,\n"
+            "        batch_size=32,\n"
+            "        shuffle=True,\n"
+            "        generator=torch.Generator().manual_seed(seed),\n"
+            "    )\n",
         ),
     )
 
