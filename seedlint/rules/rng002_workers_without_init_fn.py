@@ -107,7 +107,8 @@ seed. numpy needs it reduced to 32 bits (`% 2**32`).
 ## Fix safety
 The fix passes `worker_init_fn=seed_worker` to the loader (in place of an explicit
 `worker_init_fn=None`, else as a keyword after the existing arguments, in the call's layout,
-split one argument per line past the project's line length) and defines `seed_worker` once per module, after the imports that precede the loader's statement (the
+split one argument per line past the project's line length) and defines `seed_worker` once per
+module, after the imports that precede the loader's statement (the
 example above shows it).
 
 It follows the PyTorch reproducibility notes (in a worker, `torch.initial_seed()` is the loader's
