@@ -12,7 +12,7 @@ from seedlint.analysis.names import Scope
 from seedlint.analysis.values import OBJECT, Value, is_none_or_absent, is_truthy
 from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
-from seedlint.fixes.locate import loader_argument_fix, loader_call, start
+from seedlint.fixes.locate import loader_argument_fix, loader_call, refusal, start
 from seedlint.fixes.seeds import choose_seed
 from seedlint.prefilter.words import WordGroups, loader_words
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
@@ -31,10 +31,11 @@ MESSAGE = (
 @dataclass(frozen=True)
 class ShuffleWithoutGeneratorViolation(Violation):
     node: ast.Call
+    no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
 
     @property
     def message(self) -> str:
-        return MESSAGE
+        return MESSAGE if self.no_fix is None else f"{MESSAGE} ({self.no_fix})"
 
 
 class ShuffleWithoutGenerator(Rule):
@@ -108,7 +109,9 @@ else.
 The fix only adds seeding, so it is **safe**; it is **unsafe** for a loader class of this module
 with an `__init__` of its own, which may not accept `generator`. It changes which order the loader
 draws, which is its purpose: results or checkpoints made with the old order are not reproduced bit
-for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` dict.
+for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` dict, nor for a
+loader class of this module whose `__init__` takes neither `generator` nor `**kwargs` (it would
+raise TypeError): the message then says so.
 
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.
@@ -162,7 +165,7 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
                 continue  # PyTorch raises for shuffle=True with an IterableDataset
             if reseeded_by_accelerate(facts, loader):
                 continue  # accelerate swaps in a sampler seeded from the run's seed
-            yield ShuffleWithoutGeneratorViolation(loader.call)
+            yield ShuffleWithoutGeneratorViolation(loader.call, refusal(facts, loader, "generator"))
 
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions

@@ -12,7 +12,13 @@ from seedlint.analysis.names import lookup
 from seedlint.analysis.values import ABSENT, is_none_or_absent
 from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
-from seedlint.fixes.locate import loader_argument_fix, loader_call, start, top_statement
+from seedlint.fixes.locate import (
+    loader_argument_fix,
+    loader_call,
+    refusal,
+    start,
+    top_statement,
+)
 from seedlint.prefilter.words import WordGroups, loader_words
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
@@ -25,10 +31,12 @@ if TYPE_CHECKING:
 class WorkersWithoutInitFnViolation(Violation):
     node: ast.Call
     copied: tuple[CopiedRng, ...]  # the RNG objects the workers copy (at least one)
+    no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
 
     @property
     def message(self) -> str:
-        return _message(self.copied[0])
+        message = _message(self.copied[0])
+        return message if self.no_fix is None else f"{message} ({self.no_fix})"
 
 
 # The rule's example (its doc page shows it, tests/test_examples.py runs it), in pieces.
@@ -131,7 +139,8 @@ The fix only adds seeding, so it is **safe**; it is **unsafe** for a loader clas
 with an `__init__` of its own, which may not accept `worker_init_fn`. It changes which numbers the
 workers draw, which is its purpose. RNG objects held elsewhere (inside transforms, or in other
 libraries) still need your own `worker_init_fn`. There is no fix when `worker_init_fn` may come
-from `*args` or a `**kwargs` dict.
+from `*args` or a `**kwargs` dict, nor for a loader class of this module whose `__init__` takes
+neither `worker_init_fn` nor `**kwargs` (it would raise TypeError): the message then says so.
 
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.
@@ -172,7 +181,8 @@ from `*args` or a `**kwargs` dict.
                 continue
             copied = _copied(facts, loader)
             if copied:
-                yield WorkersWithoutInitFnViolation(loader.call, tuple(copied))
+                reason = refusal(facts, loader, "worker_init_fn")
+                yield WorkersWithoutInitFnViolation(loader.call, tuple(copied), reason)
 
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions
