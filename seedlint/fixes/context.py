@@ -173,6 +173,16 @@ class FixContext:
                 return existing.name
         taken = {need.name for need in change.imports}
         name, need = self.names.module(qualname, scope, at, taken)
+        if need is not None and need.after is not None:
+            anchor = self.statement(need.after)
+            if anchor is not None:  # inside the module's import guard, before its import
+                alias = f" as {need.asname}" if need.asname else ""
+                statement = parse_statement(f"import {need.module}{alias}\n")
+                key = f"import {need.module}{alias}"
+                change.insertions.append(Insertion(anchor, [statement], True, key))
+                change.imports.append(need)  # remembered for the names, placed already
+                return name
+            need = ImportNeed(need.module, need.asname)
         change.add_import(need)
         return name
 
