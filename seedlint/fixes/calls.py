@@ -36,20 +36,39 @@ def fit_line(ctx: FixContext, old: cst.Call, new: cst.Call) -> cst.Call:
     """``new`` (replacing ``old``), split one argument per line when the one-line call would
     make its line longer than ``line-length``."""
     where = ctx.positions[old]
-    if where.start.line != where.end.line:
-        return new  # a call already on several lines keeps its layout
     lines = ctx.text.splitlines()
-    if where.start.line > len(lines):
+    if where.end.line > len(lines) or not new.args:
         return new
-    line = lines[where.start.line - 1]
+    first, last = lines[where.start.line - 1], lines[where.end.line - 1]
     code = cst.Module([]).code_for_node(new)
-    if "\n" in code or "\r" in code:
+    candidate = (first[: where.start.column] + code + last[where.end.column :]).splitlines()
+    limit = ctx.options.line_length
+    if max(len(line) for line in candidate) <= limit:
         return new
-    width = where.start.column + len(code) + len(line) - where.end.column
-    if width <= ctx.options.line_length or not new.args:
-        return new
+    if where.start.line == where.end.line and len(candidate) == 1:
+        indent = first[: len(first) - len(first.lstrip())]
+        return one_per_line(new, indent)
+    # a call on several lines: the new argument goes on a line of its own, indented as the
+    # line that holds the argument before it
+    if len(new.args) != len(old.args) + 1 or not old.args:
+        return new  # an argument replaced in place
+    previous = ctx.positions[old.args[-1]]
+    line = lines[previous.start.line - 1]
     indent = line[: len(line) - len(line.lstrip())]
-    return one_per_line(new, indent)
+    args = list(new.args)
+    comma = args[-2].comma
+    if not isinstance(comma, cst.Comma) or isinstance(
+        comma.whitespace_after, cst.ParenthesizedWhitespace
+    ):
+        return new  # already on a line of its own
+    broken = cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(),
+        empty_lines=[],
+        indent=False,
+        last_line=cst.SimpleWhitespace(indent),
+    )
+    args[-2] = args[-2].with_changes(comma=comma.with_changes(whitespace_after=broken))
+    return new.with_changes(args=args)
 
 
 def one_per_line(call: cst.Call, indent: str) -> cst.Call:
