@@ -48,10 +48,17 @@ def fit_line(ctx: FixContext, old: cst.Call, new: cst.Call) -> cst.Call:
     if where.start.line == where.end.line and len(candidate) == 1:
         indent = first[: len(first) - len(first.lstrip())]
         return one_per_line(new, indent)
-    # a call on several lines: the new argument goes on a line of its own, indented as the
-    # line that holds the argument before it
     if len(new.args) != len(old.args) + 1 or not old.args:
         return new  # an argument replaced in place
+    opening, closing = ctx.positions[old.args[0]], ctx.positions[old.args[-1]]
+    if (
+        isinstance(old.whitespace_before_args, cst.ParenthesizedWhitespace)
+        and opening.start.line == closing.end.line
+    ):  # black's "arguments on one indented line": one per line, as black writes it
+        indent = first[: len(first) - len(first.lstrip())]
+        return one_per_line(new, indent)
+    # a call on several lines: the new argument goes on a line of its own, indented as the
+    # line that holds the argument before it
     previous = ctx.positions[old.args[-1]]
     line = lines[previous.start.line - 1]
     indent = line[: len(line) - len(line.lstrip())]
