@@ -123,7 +123,26 @@ def find_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope, fallbac
 
 
 def program_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope) -> Optional[str]:
-    """A seed expression of the program, usable at ``at`` in ``scope`` (None: none)."""
+    """A seed expression of the program, usable at ``at`` in ``scope`` (None: none). One that
+    the module tests against ``None`` (``if args.seed is not None:``) may be None: skipped."""
+    found = _program_seed(facts, text, at, scope)
+    if found is None or found in _none_tested(facts):
+        return None
+    return found
+
+
+def _none_tested(facts: ModuleFacts) -> frozenset[str]:
+    """Expressions the module compares with ``is None`` / ``is not None`` / ``== None``."""
+    tested: set[str] = set()
+    for node in ast.walk(facts.tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            right = node.comparators[0]
+            if isinstance(right, ast.Constant) and right.value is None:
+                tested.add(ast.unparse(node.left))
+    return frozenset(tested)
+
+
+def _program_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope) -> Optional[str]:
     here = facts.enclosing_function(scope)
     module_level: list[tuple[Scope, ast.expr]] = []
     for seed_scope, value in _earlier_seeds(facts, at, here):
@@ -519,8 +538,9 @@ def _namespace_seed(facts: ModuleFacts, at: Position, scope: Scope) -> Optional[
             continue  # `default=None`: `manual_seed(None)` would raise
         for name in _namespace_names(facts, scope):
             candidates.append(f"{name}.{dest}")
-    for name, key, subscript in _module_reads(facts, scope):
-        candidates.append(f'{name}["{key}"]' if subscript else f"{name}.{key}")
+    for name, key, subscript, read in _module_reads(facts, scope):
+        if not facts.values.evaluate(read, scope).known_may(_not_a_seed):
+            candidates.append(f'{name}["{key}"]' if subscript else f"{name}.{key}")
     for candidate in candidates:
         name = candidate.split(".")[0].split("[")[0]
         bindings = lookup(name, scope) or []
@@ -559,7 +579,7 @@ def _parsed_arguments(binding: Binding) -> bool:
     )
 
 
-def _module_reads(facts: ModuleFacts, target: Scope) -> Iterator[tuple[str, str, bool]]:
+def _module_reads(facts: ModuleFacts, target: Scope) -> Iterator[tuple[str, str, bool, ast.expr]]:
     """``(name, key, subscript)`` for each ``name.key`` / ``name["key"]`` (key seed-like) the
     module reads where ``name`` means what it means in ``target``."""
     stack: list[tuple[ast.AST, Scope]] = [(facts.tree, facts.builder.module_scope)]
@@ -581,7 +601,8 @@ def _module_reads(facts: ModuleFacts, target: Scope) -> Iterator[tuple[str, str,
                     and all(b.kind in ("param", "assign", "other") for b in bindings)
                 ):
                     seen.add(read)
-                    yield read
+                    assert isinstance(child, ast.expr)
+                    yield (*read, child)
             stack.append((child, scope))
 
 
