@@ -121,7 +121,8 @@ class Settings:
     capture_contexts: tuple[str, ...] = ()
     seed_functions: tuple[str, ...] = ()
     set_epoch_wrappers: tuple[str, ...] = ()
-    fix_seed: int = 0
+    fix_seed: Optional[int] = None  # None: not set (a fix then writes no literal outside scripts)
+    line_length: Optional[int] = None  # the project's (ruff's, black's); None: 88
     unsafe_fixes: bool = False
     fixable: tuple[str, ...] = ("ALL",)
     unfixable: tuple[str, ...] = ()
@@ -370,6 +371,63 @@ def describe(
     return rows
 
 
+_FORMATTER_FILES = (".ruff.toml", "ruff.toml", "pyproject.toml")
+_TOML: dict[tuple[Path, int, int], dict[str, Any]] = {}
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's data (empty when unreadable: the formatter settings are a hint)."""
+    try:
+        st = path.stat()
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key not in _TOML:
+            with path.open("rb") as handle:
+                _TOML[key] = tomllib.load(handle)
+        return _TOML[key]
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def _formatter_line_length(path: Path) -> Optional[int]:
+    """The line length a ruff or black config file sets; 88 for a ruff config without one;
+    None when the file configures neither."""
+    data = _read_toml(path)
+    if path.name != "pyproject.toml":
+        value = data.get("line-length", 88)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 88
+    tool = data.get("tool")
+    if not isinstance(tool, dict):
+        return None
+    for name in ("ruff", "black"):
+        table = tool.get(name)
+        if isinstance(table, dict):
+            value = table.get("line-length", 88 if name == "ruff" else None)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+    return None
+
+
+def find_line_length(
+    directory: Path, memo: Optional[dict[Path, Optional[int]]] = None
+) -> Optional[int]:
+    """The line length of the closest ruff (``line-length`` of ``ruff.toml``, ``.ruff.toml``,
+    ``[tool.ruff]``) or black (``[tool.black]``) configuration at or above ``directory``."""
+    if memo is not None and directory in memo:
+        return memo[directory]
+    found: Optional[int] = None
+    for name in _FORMATTER_FILES:
+        candidate = directory / name
+        if candidate.is_file():
+            found = _formatter_line_length(candidate)
+            if found is not None:
+                break
+    if found is None and directory.parent != directory:
+        found = find_line_length(directory.parent, memo)
+    if memo is not None:
+        memo[directory] = found
+    return found
+
+
 class SettingsResolver:
     """Settings for each file: the closest config file's, with CLI overrides on top."""
 
@@ -386,6 +444,7 @@ class SettingsResolver:
         self._by_file: dict[Optional[Path], Settings] = {}
         self._by_dir: dict[Path, Settings] = {}
         self._found: dict[Path, Optional[Path]] = {}
+        self._line_lengths: dict[Path, Optional[int]] = {}
         self.fixed: Optional[Settings] = None
         if isolated:
             self.fixed = self._finish(Settings(root=Path.cwd()))
@@ -412,14 +471,22 @@ class SettingsResolver:
         return replace(settings, **self.overrides) if self.overrides else settings
 
     def for_path(self, path: Path) -> Settings:
-        if self.fixed is not None:
+        """The settings of the file or folder ``path``, with the line length of its closest
+        ruff or black configuration (not with ``--isolated``, which reads no file)."""
+        if self.isolated and self.fixed is not None:
             return self.fixed
         directory = (path if path.is_dir() else path.parent).absolute()
         cached = self._by_dir.get(directory)
         if cached is None:
-            cached = self._from_file(find_config_file(directory, self._found))
+            if self.fixed is not None:
+                cached = self.fixed
+            else:
+                cached = self._from_file(find_config_file(directory, self._found))
+            length = find_line_length(directory, self._line_lengths)
+            if length is not None and "line_length" not in self.overrides:
+                cached = replace(cached, line_length=length)
             self._by_dir[directory] = cached
         return cached
 
     def default(self) -> Settings:
-        return self.fixed if self.fixed is not None else self.for_path(Path.cwd())
+        return self.fixed if self.isolated and self.fixed is not None else self.for_path(Path.cwd())

@@ -10,7 +10,7 @@ from typing import Optional
 
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import ConfigError, Settings, did_you_mean, path_matches
-from seedlint.fixes.options import FixOptions
+from seedlint.fixes.options import DEFAULT_LINE_LENGTH, FixOptions
 from seedlint.prefilter.words import EncodedGroups, WordScan, encode
 from seedlint.rules import BY_CODE, Rule
 
@@ -38,6 +38,14 @@ def expand(selectors: tuple[str, ...], option: str) -> set[str]:
 def check_selectors(selectors: tuple[str, ...], option: str) -> None:
     """The validator :class:`seedlint.config.SettingsResolver` runs on every selector list."""
     expand(selectors, option)
+
+
+def fix_options(settings: Settings) -> FixOptions:
+    return FixOptions(
+        0 if settings.fix_seed is None else settings.fix_seed,
+        settings.fix_seed is not None,
+        settings.line_length or DEFAULT_LINE_LENGTH,
+    )
 
 
 def analysis_options(settings: Settings) -> AnalysisOptions:
@@ -77,7 +85,7 @@ class Selection:
             frozenset(fixable),
             rules,
             options,
-            FixOptions(settings.fix_seed),
+            fix_options(settings),
             words,
         )
 

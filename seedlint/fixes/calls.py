@@ -1,7 +1,9 @@
 """Call arguments in the call's own layout: set a keyword, or append one after the others.
 
 One argument per line stays one per line (with the trailing comma, when there is one, and any
-comment after the last argument kept on its line); arguments on one line stay on one line.
+comment after the last argument kept on its line); arguments on one line stay on one line, unless
+the line would then exceed the project's line length: the call is then split one argument per
+line with a trailing comma, as black and ruff format write it.
 """
 
 from __future__ import annotations
@@ -38,8 +40,81 @@ def set_call_argument(
     node = ctx.node(call, cst.Call)
     if not isinstance(node, cst.Call):
         return False
-    change.replace(node, set_argument(node, name, parse_expression(value), position))
+    new = set_argument(node, name, parse_expression(value), position)
+    change.replace(node, fit_line(ctx, node, new))
     return True
+
+
+def fit_line(ctx: FixContext, old: cst.Call, new: cst.Call) -> cst.Call:
+    """``new`` (replacing ``old``), split one argument per line when the one-line call would
+    make its line longer than ``line-length``."""
+    where = ctx.positions[old]
+    lines = ctx.text.splitlines()
+    if where.end.line > len(lines) or not new.args:
+        return new
+    first, last = lines[where.start.line - 1], lines[where.end.line - 1]
+    code = cst.Module([]).code_for_node(new)
+    candidate = (first[: where.start.column] + code + last[where.end.column :]).splitlines()
+    limit = ctx.options.line_length
+    if max(len(line) for line in candidate) <= limit:
+        return new
+    if where.start.line == where.end.line and len(candidate) == 1:
+        indent = first[: len(first) - len(first.lstrip())]
+        return one_per_line(new, indent)
+    if len(new.args) != len(old.args) + 1 or not old.args:
+        return new  # an argument replaced in place
+    opening, closing = ctx.positions[old.args[0]], ctx.positions[old.args[-1]]
+    if (
+        isinstance(old.whitespace_before_args, cst.ParenthesizedWhitespace)
+        and opening.start.line == closing.end.line
+    ):  # black's "arguments on one indented line": one per line, as black writes it
+        indent = first[: len(first) - len(first.lstrip())]
+        return one_per_line(new, indent)
+    # a call on several lines: the new argument goes on a line of its own, indented as the
+    # line that holds the argument before it
+    previous = ctx.positions[old.args[-1]]
+    line = lines[previous.start.line - 1]
+    indent = line[: len(line) - len(line.lstrip())]
+    args = list(new.args)
+    comma = args[-2].comma
+    if not isinstance(comma, cst.Comma) or isinstance(
+        comma.whitespace_after, cst.ParenthesizedWhitespace
+    ):
+        return new  # already on a line of its own
+    broken = cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(),
+        empty_lines=[],
+        indent=False,
+        last_line=cst.SimpleWhitespace(indent),
+    )
+    args[-2] = args[-2].with_changes(comma=comma.with_changes(whitespace_after=broken))
+    return new.with_changes(args=args)
+
+
+def one_per_line(call: cst.Call, indent: str) -> cst.Call:
+    """``call`` with each argument on a line of its own (indented four spaces more than
+    ``indent``), a trailing comma, and the closing parenthesis on a line at ``indent``."""
+
+    def break_to(spaces: str) -> cst.ParenthesizedWhitespace:
+        return cst.ParenthesizedWhitespace(
+            first_line=cst.TrailingWhitespace(),
+            empty_lines=[],
+            indent=False,
+            last_line=cst.SimpleWhitespace(spaces),
+        )
+
+    inner = indent + "    "
+    args = []
+    for index, arg in enumerate(call.args):
+        last = index == len(call.args) - 1
+        after = break_to(indent if last else inner)
+        args.append(
+            arg.with_changes(
+                comma=cst.Comma(whitespace_after=after),
+                whitespace_after_arg=cst.SimpleWhitespace(""),
+            )
+        )
+    return call.with_changes(args=args, whitespace_before_args=break_to(inner))
 
 
 def set_argument(
@@ -131,7 +206,7 @@ def pass_seeded_generator(ctx: FixContext, bound: BoundCall) -> Optional[Change]
     change = Change()
     at = (bound.call.lineno, bound.call.col_offset)
     torch = ctx.module_name(change, "torch", bound.scope, at)
-    value = f"{torch}.Generator().manual_seed({ctx.seed(at, bound.scope)})"
+    value = f"{torch}.Generator().manual_seed({ctx.seed(at, bound.scope).text(torch)})"
     position = bound.position("generator")
     return (
         change if set_call_argument(ctx, change, bound.call, "generator", value, position) else None

@@ -22,7 +22,7 @@ from seedlint.analysis.names import Scope
 from seedlint.documents.source import Source
 from seedlint.fixes.imports import ImportNeed, Names
 from seedlint.fixes.options import FixOptions
-from seedlint.fixes.seeds import Position, find_seed
+from seedlint.fixes.seeds import Position, Seed, choose_seed
 
 Statement = Union[cst.BaseStatement, cst.BaseSmallStatement]
 
@@ -162,9 +162,9 @@ class FixContext:
         return found if isinstance(found, cst.BaseStatement) else None
 
     # -- what a fix writes ---------------------------------------------------------------------
-    def seed(self, at: Position, scope: Scope) -> str:
-        """The seed expression to write at ``at`` (an ``ast`` position) in ``scope``."""
-        return find_seed(self.facts, self.text, at, scope, self.options.fix_seed)
+    def seed(self, at: Position, scope: Scope) -> Seed:
+        """The seed to write at ``at`` (an ``ast`` position) in ``scope``."""
+        return choose_seed(self.facts, at, scope, self.options)
 
     def module_name(self, change: Change, qualname: str, scope: Scope, at: Position) -> str:
         """The name to write for module ``qualname`` at ``at``; ``change`` imports it if needed."""
@@ -173,6 +173,16 @@ class FixContext:
                 return existing.name
         taken = {need.name for need in change.imports}
         name, need = self.names.module(qualname, scope, at, taken)
+        if need is not None and need.after is not None:
+            anchor = self.statement(need.after)
+            if anchor is not None:  # inside the module's import guard, before its import
+                alias = f" as {need.asname}" if need.asname else ""
+                statement = parse_statement(f"import {need.module}{alias}\n")
+                key = f"import {need.module}{alias}"
+                change.insertions.append(Insertion(anchor, [statement], True, key))
+                change.imports.append(need)  # remembered for the names, placed already
+                return name
+            need = ImportNeed(need.module, need.asname)
         change.add_import(need)
         return name
 

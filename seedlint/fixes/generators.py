@@ -12,7 +12,8 @@ from seedlint.analysis.values import is_none_or_absent
 from seedlint.core import Applicability
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import argument_settable
-from seedlint.fixes.seeds import Position, find_seed
+from seedlint.fixes.options import FixOptions
+from seedlint.fixes.seeds import Position, choose_seed
 
 # The global CPU generator object itself (``random_split``'s default).
 DEFAULT_GENERATOR = frozenset({"torch.default_generator"})
@@ -44,8 +45,8 @@ def generator_fix(facts: ModuleFacts, bound: BoundCall) -> Optional[Applicabilit
     return Applicability.UNSAFE if bound.custom_init else Applicability.SAFE
 
 
-def seeded_generator(facts: ModuleFacts, scope: Scope, at: Position, fix_seed: int) -> str:
+def seeded_generator(facts: ModuleFacts, scope: Scope, at: Position, options: FixOptions) -> str:
     """``torch.Generator().manual_seed(SEED)`` as a fix writes it at ``at`` (the title names it):
     the module's name for torch and the program's seed (see :mod:`seedlint.fixes.seeds`)."""
     torch, _ = Names(facts).module("torch", scope, at, set())
-    return f"{torch}.Generator().manual_seed({find_seed(facts, facts.text, at, scope, fix_seed)})"
+    return f"{torch}.Generator().manual_seed({choose_seed(facts, at, scope, options).text(torch)})"

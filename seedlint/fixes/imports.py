@@ -7,6 +7,12 @@ a free variant (``import torch as torch_``) when the module uses the name for so
 A name is free when binding it at module level changes no existing use: it is not a builtin, no
 scope binds it where the fix looks it up, the module does not bind it, and no code of the module
 reads it without a binding (a star import or a builtin might provide it).
+
+Imports must hold at run time: a name imported only under ``if TYPE_CHECKING:`` gets a runtime
+import of its own; a module that guards its imports of a package
+(``try: import torch`` / ``except ImportError:``) gets the new import of that package inside the
+same guard, right before the guarded import, and a name the guard binds (``torch``, or ``None`` in
+the handler) is used as it is.
 """
 
 from __future__ import annotations
@@ -28,10 +34,12 @@ RESERVED: frozenset[str] = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
 
 @dataclass(frozen=True)
 class ImportNeed:
-    """``import module`` (or ``import module as asname``) at the top of the module."""
+    """``import module`` (or ``import module as asname``) at the top of the module, or right
+    after the statement ``after`` (a guarded import of the same package)."""
 
     module: str
     asname: Optional[str] = None
+    after: Optional[ast.stmt] = None
 
     @property
     def name(self) -> str:
@@ -68,13 +76,50 @@ class Names:
             self.facts.alias_candidates[qualname] = candidates
         for name in candidates:
             bindings = lookup(name, scope)
+            if not bindings or any(self._type_checking(b.node) for b in bindings):
+                continue
+            imports = [b for b in bindings if b.kind == "import"]
             if (
-                bindings
-                and all(b.kind == "import" and b.qualname == qualname for b in bindings)
-                and any(bound_before(b, at, scope) for b in bindings)
+                imports
+                and all(b.qualname == qualname for b in imports)
+                and all(b in imports or self._in_handler(b.node) for b in bindings)
+                and any(bound_before(b, at, scope) for b in imports)
             ):
                 return name
         return None
+
+    # -- guards ----------------------------------------------------------------------------------
+    def _type_checking(self, node: ast.AST) -> bool:
+        """Inside a module-level ``if TYPE_CHECKING:`` block (no binding at run time)."""
+        return any(_within(node, block) for block in _type_checking_blocks(self.facts.tree))
+
+    def _in_handler(self, node: ast.AST) -> bool:
+        """Inside the ``except ImportError:`` handler of a module-level import guard."""
+        return any(
+            _within(node, handler)
+            for guard in _import_guards(self.facts.tree)
+            for handler in guard.handlers
+        )
+
+    def guarded_import(self, package: str) -> Optional[ast.stmt]:
+        """The last module-level import of ``package`` inside an import guard's ``try`` body,
+        when the module imports ``package`` nowhere outside such guards."""
+        found: Optional[ast.stmt] = None
+        for node in ast.walk(self.facts.tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and _imports_package(node, package):
+                guard = next(
+                    (
+                        g
+                        for g in _import_guards(self.facts.tree)
+                        if any(_within(node, s) for s in g.body)
+                    ),
+                    None,
+                )
+                if guard is None:
+                    return None
+                if node in guard.body:
+                    found = node
+        return found
 
     def is_free(self, name: str, scope: Scope, taken: Collection[str] = ()) -> bool:
         """Whether a new module-level ``name`` is seen in ``scope`` and changes no other use."""
@@ -103,8 +148,63 @@ class Names:
         if alias is not None:
             return alias, None
         base = qualname.split(".")[0]
+        bindings = self.facts.builder.module_scope.bindings.get(base, [])
+        if (
+            bindings
+            and lookup(base, scope) is bindings
+            and base not in taken
+            and all(
+                b.kind == "import" and b.qualname == qualname and self._type_checking(b.node)
+                for b in bindings
+            )
+        ):
+            return base, ImportNeed(qualname)  # imported for type checkers only: import it
         name = self.free(base, scope, taken)
-        return name, ImportNeed(qualname, None if name == base else name)
+        after = self.guarded_import(base)
+        return name, ImportNeed(qualname, None if name == base else name, after)
+
+
+def _within(node: ast.AST, outer: ast.AST) -> bool:
+    start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    first = (getattr(outer, "lineno", 0), getattr(outer, "col_offset", 0))
+    last = (getattr(outer, "end_lineno", 0) or 0, getattr(outer, "end_col_offset", 0) or 0)
+    return first <= start <= last
+
+
+def _type_checking_blocks(tree: ast.Module) -> list[ast.stmt]:
+    """The bodies' statements of the module-level ``if TYPE_CHECKING:`` blocks."""
+    found: list[ast.stmt] = []
+    for statement in tree.body:
+        if isinstance(statement, ast.If):
+            test = statement.test
+            name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
+            if name == "TYPE_CHECKING":
+                found.extend(statement.body)
+    return found
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _import_guards(tree: ast.Module) -> list[ast.Try]:
+    """Module-level ``try:`` statements whose handlers catch a failed import."""
+    guards = []
+    for statement in tree.body:
+        if isinstance(statement, ast.Try) and any(
+            handler.type is None
+            or any(
+                isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS for n in ast.walk(handler.type)
+            )
+            for handler in statement.handlers
+        ):
+            guards.append(statement)
+    return guards
+
+
+def _imports_package(node: ast.Import | ast.ImportFrom, package: str) -> bool:
+    if isinstance(node, ast.Import):
+        return any(alias.name.split(".")[0] == package for alias in node.names)
+    return node.level == 0 and (node.module or "").split(".")[0] == package
 
 
 def _unresolved_reads(facts: ModuleFacts) -> Iterator[str]:

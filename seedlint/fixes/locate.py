@@ -102,12 +102,52 @@ def argument_settable(
     return True
 
 
+def refusal(facts: ModuleFacts, loader: LoaderCall, name: str) -> Optional[str]:
+    """Why no fix can pass ``name=`` to the loader: its class (of this module) has an
+    ``__init__`` (its own or a base's of this module) that neither takes ``name`` nor
+    ``**kwargs``, so the call would raise TypeError. None: nothing stands in the way."""
+    if any(keyword.arg == name for keyword in loader.call.keywords):
+        return None  # passed already (`generator=None`): the fix replaces the value
+    for meaning in facts.resolver.meanings(loader.call.func, loader.scope):
+        init = _init_of(facts, meaning) if isinstance(meaning, ast.ClassDef) else None
+        if init is None:
+            continue
+        args = init[1].args
+        if args.kwarg is None and name not in {a.arg for a in [*args.args, *args.kwonlyargs]}:
+            return f"no fix: `{init[0].name}.__init__` takes no `{name}`"
+    return None
+
+
+def _init_of(
+    facts: ModuleFacts, cls: ast.ClassDef
+) -> Optional[tuple[ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The ``__init__`` the class runs, when a class of this module defines it."""
+    seen: set[int] = set()
+    stack = [cls]
+    while stack:
+        current = stack.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for statement in current.body:
+            if (
+                isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and statement.name == "__init__"
+            ):
+                return current, statement
+        stack.extend(b for b in facts.resolver.class_bases(current) if isinstance(b, ast.ClassDef))
+    return None
+
+
 def loader_argument_fix(
     facts: ModuleFacts, node: ast.AST, argument: str
 ) -> Optional[Applicability]:
     """Whether a fix can add ``argument`` to a flagged DataLoader call: safe, or unsafe for a
-    subclass with an ``__init__`` of its own (it may not take the argument); None: no fix."""
+    subclass with an ``__init__`` of its own (it may not take the argument); None: no fix (also
+    when the subclass's ``__init__`` cannot take it, see :func:`refusal`)."""
     loader = loader_call(facts, node)
     if loader is None or not settable(facts, loader, argument):
+        return None
+    if refusal(facts, loader, argument) is not None:
         return None
     return Applicability.UNSAFE if loader.custom_init else Applicability.SAFE

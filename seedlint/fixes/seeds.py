@@ -1,31 +1,53 @@
-"""Where a fix's seed comes from: the seed the program already names, else ``fix-seed``.
+"""Where a fix's seed comes from: a seed the program has where the fix goes, else
+``torch.initial_seed()``, else (in scripts only) ``fix-seed``.
 
-Pure ``ast`` over the module facts (no libcst), in this order of preference:
+Pure ``ast`` over the module facts (no libcst). A seed expression is used only when it is in
+scope where the fix goes and bound there when that code runs, in this order of preference:
 
-1. the argument of an earlier seeding call (``torch.manual_seed(X)``, ``random.seed(X)``,
-   ``np.random.seed(X)``, ``torch.cuda.manual_seed[_all](X)`` or a seeding helper such as
-   ``seed_everything(X)``) in the same function, then at module level, when every name in ``X``
-   means the same at the fix location and ``X`` has no call in it;
-2. a variable or parameter named ``seed`` (or ``SEED``) visible at the fix location;
-3. ``<args>.seed`` when the module's argparse defines ``--seed`` and ``<args>`` (a name bound to
-   ``parser.parse_args()``, or a parameter named ``args``) is visible at the fix location;
-4. the ``fix-seed`` setting.
+1. the argument of an earlier seeding call in the same function: ``torch.manual_seed(X)``,
+   ``random.seed(X)``, ``np.random.seed(X)``, ``torch.cuda.manual_seed[_all](X)``, a seeding
+   helper (``seed_everything(X)``, or any call whose name says seeding, ``set_seed(X)``), a
+   seeded generator (``torch.Generator().manual_seed(X)``, ``np.random.default_rng(X)``,
+   ``np.random.RandomState(X)``, ``random.Random(X)``), when every name in ``X`` means the
+   same at the fix location and ``X`` has no call in it;
+2. a parameter or variable named like a seed (``seed``, ``SEED``, ``random_seed``,
+   ``*_seed``) visible at the fix location;
+3. in a method, ``self.<seed>`` set in ``__init__``, ``self.hparams.<seed>`` for an
+   ``__init__`` parameter saved by ``save_hyperparameters()``, or ``self.<x>.<seed>`` /
+   ``self.<x>["<seed>"]`` that the class reads, with ``self.<x>`` set in ``__init__``;
+4. ``<ns>.<seed>`` / ``<ns>["<seed>"]`` for a namespace ``<ns>`` visible at the fix location
+   (a parameter, a local, or a module global): the module's argparse defines the seed option and
+   ``<ns>`` holds the parsed arguments (or is a parameter named ``args``, ``opt``, ``cfg``...),
+   or the module reads ``<ns>.<seed>`` of that same binding elsewhere;
+5. the argument of a module-level seeding call (as in 1).
 
-A candidate whose value is known to be ``None`` on some path is skipped: ``manual_seed(None)``
-raises.
+A module global created only under ``if __name__ == "__main__":`` is never used by code inside
+a function: it does not exist when the module is imported. A candidate whose value is known to be
+``None`` (``manual_seed(None)`` raises), a string or a bool is skipped.
+
+When the program names no seed: ``torch.initial_seed()``, which follows the run's
+``torch.manual_seed`` (not the number of draws before the fix) and stays random in an unseeded
+run; a literal (``fix-seed``) only in a script (a module with a ``__main__`` guard or code at
+its top level): when the user set ``fix-seed``, or in the script's entry-point code (its top
+level, or a function it calls from there) when the module seeds nothing at all. Never a literal
+in library code.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
-from typing import Optional
+from dataclasses import dataclass
+from typing import Optional, Union
 
 from seedlint.analysis.facts import ModuleFacts, SeedCall
 from seedlint.analysis.names import Binding, Scope, lookup
 from seedlint.analysis.seeding import Seeding
+from seedlint.fixes.options import FixOptions
 
 Position = tuple[int, int]  # (1-based line, 0-based ast column)
+Function = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
 SEEDING_WITH_VALUE = frozenset(
     {
@@ -36,10 +58,25 @@ SEEDING_WITH_VALUE = frozenset(
         Seeding.RANDOM,
         Seeding.NUMPY,
         Seeding.HELPER,
+        Seeding.GENERATOR_MANUAL_SEED,
     }
 )
-SEED_NAMES = ("seed", "SEED")
-ARGS_NAMES = ("args",)
+_GLOBAL_SEEDING = SEEDING_WITH_VALUE - {Seeding.GENERATOR_MANUAL_SEED}
+# Constructors of RNG objects whose first argument is their seed.
+SEEDED_FACTORIES = frozenset(
+    {"numpy.random.default_rng", "numpy.random.RandomState", "random.Random"}
+)
+_SEED_NAME = re.compile(r"^(?:seed|random_seed|rng_seed|seed_value|[a-z0-9_]*_seed)$", re.I)
+_PREFERRED = ("seed", "SEED", "random_seed", "RANDOM_SEED")
+# Names of a seeding helper of the project (`set_seed(x)`, `init_seeds(x)`, `seed_all(x)`).
+_SEEDING_HELPER = re.compile(r"(?:^|_)seed(?:s|_all|_everything|_torch)?$|^seed_", re.I)
+_NOT_SEEDING = frozenset({"initial_seed", "seed", "manual_seed", "get_seed", "reseed"})
+# Names that hold parsed command-line options or a configuration.
+NAMESPACE_NAMES = (
+    "args", "opt", "opts", "options", "cfg", "config", "conf", "hparams", "hp", "params",
+    "flags", "FLAGS", "hyperparams",
+)  # fmt: skip
+ARGS_NAMES = NAMESPACE_NAMES
 # Expressions that evaluate to something new each time (or have effects): never duplicated.
 _UNSAFE_NODES = (
     ast.Call,
@@ -56,19 +93,73 @@ _UNSAFE_NODES = (
 )
 
 
+@dataclass(frozen=True)
+class Seed:
+    """The seed a fix writes: a program expression, ``torch.initial_seed()`` or a literal."""
+
+    expression: Optional[str]  # None: ``torch.initial_seed()``
+    origin: str  # "program", "initial_seed" or "fix-seed"
+
+    def text(self, torch: str) -> str:
+        """The seed's source text, ``torch`` being the name the fix writes for the module."""
+        return self.expression if self.expression is not None else f"{torch}.initial_seed()"
+
+
+def choose_seed(facts: ModuleFacts, at: Position, scope: Scope, options: FixOptions) -> Seed:
+    """The seed to write at ``at`` (evaluated in ``scope``): what the program has there, else
+    ``torch.initial_seed()``, else in a script's code the ``fix-seed`` literal."""
+    found = program_seed(facts, facts.text, at, scope)
+    if found is not None:
+        return Seed(found, "program")
+    if literal_allowed(facts, scope, options):
+        return Seed(str(options.fix_seed), "fix-seed")
+    return Seed(None, "initial_seed")
+
+
 def find_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope, fallback: int) -> str:
-    """Source text of the seed expression to use at ``at`` (evaluated in ``scope``)."""
-    for seed in earlier_seed_calls(facts, at, scope):
-        value = seed_argument(seed.call)
-        if value is not None and reusable(facts, value, seed.scope, scope):
+    """Source text of the seed expression the program has at ``at``, else ``fallback``."""
+    found = program_seed(facts, text, at, scope)
+    return found if found is not None else str(fallback)
+
+
+def program_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope) -> Optional[str]:
+    """A seed expression of the program, usable at ``at`` in ``scope`` (None: none). One that
+    the module tests against ``None`` (``if args.seed is not None:``) may be None: skipped."""
+    found = _program_seed(facts, text, at, scope)
+    if found is None or found in _none_tested(facts):
+        return None
+    return found
+
+
+def _none_tested(facts: ModuleFacts) -> frozenset[str]:
+    """Expressions the module compares with ``is None`` / ``is not None`` / ``== None``."""
+    tested: set[str] = set()
+    for node in ast.walk(facts.tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            right = node.comparators[0]
+            if isinstance(right, ast.Constant) and right.value is None:
+                tested.add(ast.unparse(node.left))
+    return frozenset(tested)
+
+
+def _program_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope) -> Optional[str]:
+    here = facts.enclosing_function(scope)
+    module_level: list[tuple[Scope, ast.expr]] = []
+    for seed_scope, value in _earlier_seeds(facts, at, here):
+        if facts.enclosing_function(seed_scope) is not here:
+            module_level.append((seed_scope, value))  # tried after the names
+        elif _reusable_at(facts, value, seed_scope, scope):
             return expression_text(text, value)
-    for name in SEED_NAMES:
+    for name in _seed_names(scope):
         if _usable_name(facts, name, at, scope):
             return name
-    attribute = _argparse_seed(facts, at, scope)
-    if attribute is not None:
-        return attribute
-    return str(fallback)
+    for candidate in (_attribute_seed(facts, at, scope), _namespace_seed(facts, at, scope)):
+        if candidate is not None:
+            return candidate
+    for seed_scope, value in module_level:
+        if _reusable_at(facts, value, seed_scope, scope):
+            return expression_text(text, value)
+    return None
 
 
 def seed_argument(call: ast.Call) -> Optional[ast.expr]:
@@ -95,6 +186,56 @@ def earlier_seed_calls(facts: ModuleFacts, at: Position, scope: Scope) -> Iterat
         yield from (s for s in before if isinstance(facts.enclosing_function(s.scope), ast.Module))
 
 
+def _earlier_seeds(
+    facts: ModuleFacts, at: Position, here: Union[Function, ast.Module]
+) -> Iterator[tuple[Scope, ast.expr]]:
+    """(scope, seed argument) of the seeding calls and seeded RNG constructors of the same
+    function before ``at`` (latest first), then those of the module level (for a function:
+    wherever they are, since module-level code runs before the function is called)."""
+    found: list[tuple[Position, Scope, ast.expr]] = []
+    for call, scope in seeding_calls(facts):
+        value = seed_argument(call)
+        if value is None:
+            continue
+        where = (call.lineno, call.col_offset)
+        owner = facts.enclosing_function(scope)
+        same = owner is here and where < at
+        if same or (isinstance(owner, ast.Module) and not isinstance(here, ast.Module)):
+            found.append((where, scope, value))
+    found.sort(key=lambda item: item[0], reverse=True)
+    for _, scope, value in found:
+        yield scope, value
+
+
+def seeding_calls(facts: ModuleFacts) -> list[tuple[ast.Call, Scope]]:
+    """Calls that seed a stream with a value: the seeding calls the analysis knows, seeded RNG
+    constructors, and calls of a function whose name says seeding (``set_seed(x)``)."""
+    known = {id(s.call) for s in facts.seed_calls if s.kind in SEEDING_WITH_VALUE}
+    ignored = {id(s.call) for s in facts.seed_calls if s.kind not in SEEDING_WITH_VALUE}
+    result: list[tuple[ast.Call, Scope]] = []
+    for call, scope in facts.builder.calls:
+        if id(call) in known or (
+            id(call) not in ignored
+            and (
+                bool(facts.resolver.qualnames(call.func, scope) & SEEDED_FACTORIES)
+                or _helper_name(call.func)
+            )
+        ):
+            result.append((call, scope))
+    return result
+
+
+def _helper_name(func: ast.expr) -> bool:
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return (
+        isinstance(name, str)
+        and name not in _NOT_SEEDING
+        and not name.startswith("get")
+        and "worker" not in name
+        and _SEEDING_HELPER.search(name) is not None
+    )
+
+
 def reusable(facts: ModuleFacts, expr: ast.expr, origin: Scope, target: Scope) -> bool:
     """``expr`` (written in ``origin``) can be written again in ``target`` with the same meaning:
     no calls or other effects, every name bound the same way, and never known to be None."""
@@ -104,8 +245,20 @@ def reusable(facts: ModuleFacts, expr: ast.expr, origin: Scope, target: Scope) -
         if isinstance(node, ast.Name) and lookup(node.id, origin) is not lookup(node.id, target):
             return False
     if isinstance(expr, ast.Constant):
-        return expr.value is not None and not isinstance(expr.value, (str, bytes))
-    return not facts.values.evaluate(expr, origin).known_may(lambda option: option is None)
+        return isinstance(expr.value, int) and not isinstance(expr.value, bool)
+    return not facts.values.evaluate(expr, origin).known_may(_not_a_seed)
+
+
+def _reusable_at(facts: ModuleFacts, expr: ast.expr, origin: Scope, target: Scope) -> bool:
+    return reusable(facts, expr, origin, target) and all(
+        exists_when_run(facts, node.id, target)
+        for node in ast.walk(expr)
+        if isinstance(node, ast.Name)
+    )
+
+
+def _not_a_seed(option: object) -> bool:
+    return option is None or isinstance(option, (bool, str, bytes, float))
 
 
 def expression_text(text: str, expr: ast.expr) -> str:
@@ -130,6 +283,110 @@ def bound_before(binding: Binding, at: Position, scope: Scope) -> bool:
     return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) < at
 
 
+# -- where the code is -------------------------------------------------------------------------
+def main_guards(tree: ast.Module) -> list[ast.If]:
+    """The module's ``if __name__ == "__main__":`` statements."""
+    return [s for s in tree.body if isinstance(s, ast.If) and _is_main_test(s.test)]
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    if not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
+    )
+
+
+def _inside(node: ast.AST, outer: ast.stmt) -> bool:
+    start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    end = (outer.end_lineno or outer.lineno, outer.end_col_offset or 0)
+    return (outer.lineno, outer.col_offset) <= start <= end
+
+
+def exists_when_run(facts: ModuleFacts, name: str, target: Scope) -> bool:
+    """Whether ``name``, read by code in ``target``, is bound when that code runs: a module
+    global read in a function must be bound outside the ``__main__`` guard (else importing the
+    module and calling the function raises NameError)."""
+    bindings = lookup(name, target)
+    if bindings is None:
+        return True  # a builtin (or nothing: the caller checked the meaning)
+    if isinstance(facts.enclosing_function(target), ast.Module):
+        return True
+    guards = main_guards(facts.tree)
+    return any(
+        not isinstance(b.scope.node, ast.Module) or not any(_inside(b.node, g) for g in guards)
+        for b in bindings
+    )
+
+
+def is_script(tree: ast.Module) -> bool:
+    """A module run as a program: it has a ``__main__`` guard or does work at its top level
+    (a call statement, a loop, a ``with``)."""
+    for statement in tree.body:
+        if isinstance(statement, ast.If) and _is_main_test(statement.test):
+            return True
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            return True
+        if isinstance(statement, (ast.For, ast.While, ast.With, ast.AsyncWith)):
+            return True
+    return False
+
+
+def entry_point(facts: ModuleFacts, scope: Scope) -> bool:
+    """Whether code in ``scope`` is a script's entry-point code: its top level, or a module-level
+    function that the top level (or the ``__main__`` guard) calls."""
+    here = facts.enclosing_function(scope)
+    if isinstance(here, ast.Module):
+        return True
+    outer: Optional[Scope] = scope
+    top: Optional[ast.AST] = None
+    while outer is not None and outer.parent is not None:
+        top, outer = outer.node, outer.parent
+    if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    module = facts.builder.module_scope
+    for call, call_scope in facts.builder.calls:
+        if call_scope is module and isinstance(call.func, ast.Name) and call.func.id == top.name:
+            return True
+    return False
+
+
+def seeds_anything(facts: ModuleFacts) -> bool:
+    """Whether the module seeds a global stream somewhere (or calls a seeding helper)."""
+    if any(s.kind in _GLOBAL_SEEDING for s in facts.seed_calls):
+        return True
+    return any(_helper_name(call.func) for call, _ in facts.builder.calls)
+
+
+def literal_allowed(facts: ModuleFacts, scope: Scope, options: FixOptions) -> bool:
+    """Whether a fix at code in ``scope`` that finds no seed may write ``fix-seed``."""
+    top_level = isinstance(facts.enclosing_function(scope), ast.Module)
+    if not top_level and not is_script(facts.tree):
+        return False  # library code: the order must follow the run's seed
+    if options.fix_seed_set:
+        return True
+    return entry_point(facts, scope) and not seeds_anything(facts)
+
+
+# -- seeds named by the program ------------------------------------------------------------------
+def _seed_names(scope: Scope) -> Iterator[str]:
+    """Names that look like a seed, bound in ``scope`` or an enclosing one, nearest first."""
+    seen: set[str] = set()
+    current: Optional[Scope] = scope
+    first = True
+    while current is not None:
+        if first or not current.is_class:
+            names = sorted(n for n in current.bindings if _SEED_NAME.match(n) and n not in seen)
+            names.sort(key=lambda n: _PREFERRED.index(n) if n in _PREFERRED else len(_PREFERRED))
+            seen.update(names)
+            yield from names
+        first = False
+        current = current.parent
+
+
 def _usable_name(facts: ModuleFacts, name: str, at: Position, scope: Scope) -> bool:
     bindings = lookup(name, scope)
     if not bindings:
@@ -141,20 +398,156 @@ def _usable_name(facts: ModuleFacts, name: str, at: Position, scope: Scope) -> b
             return False
     if not any(bound_before(b, at, scope) for b in bindings):
         return False
+    if not exists_when_run(facts, name, scope):
+        return False
     probe = ast.Name(id=name, ctx=ast.Load())
-    return not facts.values.evaluate(probe, scope).known_may(lambda option: option is None)
+    return not facts.values.evaluate(probe, scope).known_may(_not_a_seed)
 
 
-def _argparse_seed(facts: ModuleFacts, at: Position, scope: Scope) -> Optional[str]:
+# -- self.seed, self.hparams.seed, self.cfg.seed ------------------------------------------------
+def _method(scope: Scope) -> Optional[tuple[Function, str, ast.ClassDef]]:
+    """The method (and its ``self`` name and class) whose code runs in ``scope``."""
+    current: Optional[Scope] = scope
+    while current is not None and current.parent is not None:
+        node, parent = current.node, current.parent
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(
+            parent.node, ast.ClassDef
+        ):
+            decorators = {getattr(d, "id", None) for d in node.decorator_list}
+            params = [*node.args.posonlyargs, *node.args.args]
+            if decorators & {"staticmethod", "classmethod"} or not params:
+                return None
+            return node, params[0].arg, parent.node
+        current = parent
+    return None
+
+
+def _attribute_seed(facts: ModuleFacts, at: Position, scope: Scope) -> Optional[str]:
+    found = _method(scope)
+    if found is None:
+        return None
+    method, self_name, cls = found
+    bindings = lookup(self_name, scope)
+    if not bindings or any(b.kind != "param" or b.scope.node is not method for b in bindings):
+        return None  # `self` rebound (or shadowed) where the fix goes
+    init = next(
+        (
+            s
+            for s in cls.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"
+        ),
+        None,
+    )
+    if init is None or not [*init.args.posonlyargs, *init.args.args]:
+        return None
+    init_self = [*init.args.posonlyargs, *init.args.args][0].arg
+    init_scope = facts.resolver.scope_of(init)
+    assigned: dict[str, ast.expr] = {}
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and (method is not init or (node.lineno, 0) < at):
+            for target in node.targets:
+                if _self_attribute(target, init_self):
+                    assert isinstance(target, ast.Attribute)
+                    assigned.setdefault(target.attr, node.value)
+    for attr in sorted(assigned, key=_seed_rank):
+        if _SEED_NAME.match(attr) and not facts.values.evaluate(
+            assigned[attr], init_scope
+        ).known_may(_not_a_seed):
+            return f"{self_name}.{attr}"
+    if "hparams" not in assigned and _saves_hyperparameters(init, init_self, bare=True):
+        for arg in sorted(_params(init), key=lambda a: _seed_rank(a.arg)):
+            if _SEED_NAME.match(arg.arg) and not _param_may_be_none(facts, arg.arg, init_scope):
+                return f"{self_name}.hparams.{arg.arg}"
+    saves = _saves_hyperparameters(init, init_self, bare=False)
+    for holder, key, subscript in _class_reads(cls):
+        known = holder in assigned or (holder == "hparams" and saves)
+        if known and _SEED_NAME.match(key):
+            return f'{self_name}.{holder}["{key}"]' if subscript else f"{self_name}.{holder}.{key}"
+    return None
+
+
+def _seed_rank(name: str) -> tuple[int, str]:
+    return (_PREFERRED.index(name) if name in _PREFERRED else len(_PREFERRED), name)
+
+
+def _self_attribute(target: ast.expr, self_name: str) -> bool:
+    return (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == self_name
+    )
+
+
+def _params(function: Function) -> list[ast.arg]:
+    args = function.args
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs][1:]
+
+
+def _param_may_be_none(facts: ModuleFacts, name: str, scope: Scope) -> bool:
+    probe = ast.Name(id=name, ctx=ast.Load())
+    return facts.values.evaluate(probe, scope).known_may(_not_a_seed)
+
+
+def _saves_hyperparameters(init: Function, self_name: str, bare: bool) -> bool:
+    """``__init__`` calls ``self.save_hyperparameters()`` (``bare``: with no arguments, so that
+    every ``__init__`` parameter lands in ``self.hparams``)."""
+    for node in ast.walk(init):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "save_hyperparameters"
+            and _self_attribute(node.func, self_name)
+            and not (bare and (node.args or node.keywords))
+        ):
+            return True
+    return False
+
+
+def _class_reads(cls: ast.ClassDef) -> Iterator[tuple[str, str, bool]]:
+    """``(x, key, subscript)`` for each ``self.x.key`` / ``self.x["key"]`` the class reads."""
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            inner = node.value
+            if (
+                isinstance(inner, ast.Attribute)
+                and isinstance(inner.value, ast.Name)
+                and inner.value.id == "self"
+            ):
+                yield inner.attr, node.attr, False
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            inner = node.value
+            key = node.slice
+            if (
+                isinstance(inner, ast.Attribute)
+                and isinstance(inner.value, ast.Name)
+                and inner.value.id == "self"
+                and isinstance(key, ast.Constant)
+                and isinstance(key.value, str)
+                and key.value.isidentifier()
+            ):
+                yield inner.attr, key.value, True
+
+
+# -- args.seed, opt.seed, config["seed"] --------------------------------------------------------
+def _namespace_seed(facts: ModuleFacts, at: Position, scope: Scope) -> Optional[str]:
+    candidates: list[str] = []
     defaults = facts.values.argparse_defaults
-    dests = ["seed"] if "seed" in defaults else sorted(d for d in defaults if "seed" in d)
+    dests = ["seed"] if "seed" in defaults else sorted(d for d in defaults if _SEED_NAME.match(d))
     for dest in dests:
-        if defaults[dest].known_may(lambda option: option is None):
+        if defaults[dest].known_may(_not_a_seed):
             continue  # `default=None`: `manual_seed(None)` would raise
         for name in _namespace_names(facts, scope):
-            bindings = lookup(name, scope) or []
-            if any(bound_before(b, at, scope) for b in bindings):
-                return f"{name}.{dest}"
+            candidates.append(f"{name}.{dest}")
+    for name, key, subscript, read in _module_reads(facts, scope):
+        if not facts.values.evaluate(read, scope).known_may(_not_a_seed):
+            candidates.append(f'{name}["{key}"]' if subscript else f"{name}.{key}")
+    for candidate in candidates:
+        name = candidate.split(".")[0].split("[")[0]
+        bindings = lookup(name, scope) or []
+        if any(bound_before(b, at, scope) for b in bindings) and exists_when_run(
+            facts, name, scope
+        ):
+            return candidate
     return None
 
 
@@ -184,3 +577,50 @@ def _parsed_arguments(binding: Binding) -> bool:
         and isinstance(value.func, ast.Attribute)
         and value.func.attr == "parse_args"
     )
+
+
+def _module_reads(facts: ModuleFacts, target: Scope) -> Iterator[tuple[str, str, bool, ast.expr]]:
+    """``(name, key, subscript)`` for each ``name.key`` / ``name["key"]`` (key seed-like) the
+    module reads where ``name`` means what it means in ``target``."""
+    stack: list[tuple[ast.AST, Scope]] = [(facts.tree, facts.builder.module_scope)]
+    scope_of = facts.builder.scope_of
+    seen: set[tuple[str, str, bool]] = set()
+    while stack:
+        node, scope = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            inner = scope_of.get(id(child))
+            if inner is not None:
+                stack.append((child, inner))
+                continue
+            read = _seed_read(child)
+            if read is not None and read not in seen:
+                bindings = lookup(read[0], target)
+                if (
+                    bindings is not None
+                    and lookup(read[0], scope) is bindings
+                    and all(b.kind in ("param", "assign", "other") for b in bindings)
+                ):
+                    seen.add(read)
+                    assert isinstance(child, ast.expr)
+                    yield (*read, child)
+            stack.append((child, scope))
+
+
+def _seed_read(node: ast.AST) -> Optional[tuple[str, str, bool]]:
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Load)
+        and isinstance(node.value, ast.Name)
+        and _SEED_NAME.match(node.attr)
+    ):
+        return node.value.id, node.attr, False
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.ctx, ast.Load)
+        and isinstance(node.value, ast.Name)
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+        and _SEED_NAME.match(node.slice.value)
+    ):
+        return node.value.id, node.slice.value, True
+    return None

@@ -9,8 +9,9 @@ lines on each side, and a block left empty by a removal gets ``pass``.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
-from typing import Union
+from typing import Optional, Union
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -18,6 +19,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import CodeRange
 
 from seedlint.fixes.context import Change, Insertion, Statement
+from seedlint.fixes.imports import ImportNeed
 
 Body = list[Statement]
 
@@ -161,13 +163,156 @@ def apply_changes(
                 insertions[index] = insertion  # the earliest place serves every user
     transformer = _Apply(changes, insertions)
     new_module = module.visit(transformer)
-    needs = [need for change in changes for need in change.imports]
-    if needs:
-        context = CodemodContext()
-        for need in needs:
+    needs: list[ImportNeed] = []
+    for change in changes:
+        needs.extend(n for n in change.imports if n not in needs and n.after is None)
+    for need in needs:
+        placed = place_import(new_module, need)
+        if placed is None:  # no import block to join: libcst puts it at the top
+            context = CodemodContext()
             AddImportsVisitor.add_needed_import(context, need.module, asname=need.asname)
-        new_module = AddImportsVisitor(context).transform_module(new_module)
+            placed = AddImportsVisitor(context).transform_module(new_module)
+        new_module = placed
     return new_module.code
+
+
+# -- where a new import goes ----------------------------------------------------------------------
+# Top-level packages that are third party for sure (isort cannot tell without the environment).
+THIRD_PARTY = frozenset(
+    {
+        "torch", "numpy", "scipy", "pandas", "sklearn", "matplotlib", "tqdm", "transformers",
+        "datasets", "accelerate", "lightning", "pytorch_lightning", "lightning_fabric",
+        "torchvision", "torchaudio", "torchtext", "timm", "PIL", "cv2", "yaml", "hydra",
+        "omegaconf", "wandb", "einops", "requests", "jax", "tensorflow", "h5py", "tensorboard",
+        "tensorboardX", "deepspeed", "apex", "huggingface_hub", "safetensors", "tokenizers",
+        "peft", "diffusers", "fairseq", "mmcv", "detectron2", "albumentations", "skimage",
+        "seaborn", "networkx", "sentencepiece", "onnx", "triton", "xformers", "ray", "mlflow",
+        "pytest", "absl", "gym", "gymnasium", "dgl", "torch_geometric", "monai", "kornia",
+    }
+)  # fmt: skip
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+def section(module: str, relative: bool = False) -> str:
+    """isort's section of an imported module: future, stdlib, third, first (or unknown)."""
+    top = module.split(".")[0]
+    if relative:
+        return "first"
+    if top == "__future__":
+        return "future"
+    if top in _STDLIB:
+        return "stdlib"
+    if top in THIRD_PARTY:
+        return "third"
+    return "unknown"
+
+
+def _import_of(statement: cst.CSTNode) -> Optional[tuple[str, bool, str]]:
+    """(section, is a ``from`` import, module name) of a one-import statement line."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if isinstance(small, cst.Import):
+        name = _dotted(small.names[0].name)
+        return section(name), False, name
+    if isinstance(small, cst.ImportFrom):
+        name = _dotted(small.module) if small.module is not None else ""
+        return section(name, relative=bool(small.relative)), True, name
+    return None
+
+
+def _dotted(node: Union[cst.Attribute, cst.Name]) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    value = node.value
+    assert isinstance(value, (cst.Attribute, cst.Name))
+    return f"{_dotted(value)}.{node.attr.value}"
+
+
+_ORDER = ("future", "stdlib", "third", "first")
+
+
+def place_import(module: cst.Module, need: ImportNeed) -> Optional[cst.Module]:
+    """``module`` with ``import <need>`` placed in the import block at the top, in its section
+    (standard library, third party, first party: isort's and ruff's default order, plain
+    imports before ``from`` imports, alphabetical), or in a new section of its own between the
+    others. None: the module has no import block at its top."""
+    body = list(module.body)
+    start = 0
+    if body and _is_docstring(body[0]):
+        start = 1
+    end = start
+    while end < len(body) and _import_of(body[end]) is not None:
+        end += 1
+    if end == start:
+        return None
+    mine = section(need.module)
+    new_key = (False, need.module.lower())
+    code = f"import {need.module}" + (f" as {need.asname}" if need.asname else "")
+    new = cst.parse_statement(code)
+    groups: list[list[int]] = []
+    for index in range(start, end):
+        blank, _ = _split_leading(body[index].leading_lines)
+        if not groups or blank:
+            groups.append([])
+        groups[-1].append(index)
+    kinds = [_group_kind(body, group) for group in groups]
+    target = next((g for g, k in zip(groups, kinds) if k == mine), None)
+    if target is not None:
+        at = next(
+            (i for i in target if _sort_key(body, i) > new_key),
+            None,
+        )
+        if at is None:  # last of its section
+            body.insert(target[-1] + 1, new)
+        else:
+            blank, comments = _split_leading(body[at].leading_lines)
+            body[at] = body[at].with_changes(leading_lines=comments)
+            body.insert(at, new.with_changes(leading_lines=blank))
+        return module.with_changes(body=body)
+    # a new section: before the first group of a later section
+    rank = _ORDER.index(mine) if mine in _ORDER else len(_ORDER)
+    later = next(
+        (g for g, k in zip(groups, kinds) if (_ORDER.index(k) if k in _ORDER else 2.5) > rank),
+        None,
+    )
+    if later is None:
+        body.insert(end, new.with_changes(leading_lines=[cst.EmptyLine()]))
+    else:
+        first = later[0]
+        blank, comments = _split_leading(body[first].leading_lines)
+        body[first] = body[first].with_changes(leading_lines=[cst.EmptyLine(), *comments])
+        body.insert(first, new.with_changes(leading_lines=blank))
+    return module.with_changes(body=body)
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _sort_key(body: Sequence[cst.CSTNode], index: int) -> tuple[bool, str]:
+    found = _import_of(body[index])
+    assert found is not None
+    return found[1], found[2].lower()
+
+
+def _group_kind(body: Sequence[cst.CSTNode], group: list[int]) -> str:
+    """A group's section: its known members' (unknown members follow them); a group of
+    unknown modules only is first party when it follows a third-party group, else unknown."""
+    known = {s for i in group if (s := _section_of(body, i)) != "unknown"}
+    if len(known) == 1:
+        return known.pop()
+    return "unknown" if not known else "mixed"
+
+
+def _section_of(body: Sequence[cst.CSTNode], index: int) -> str:
+    found = _import_of(body[index])
+    return found[0] if found is not None else "unknown"
 
 
 class _Apply(cst.CSTTransformer):

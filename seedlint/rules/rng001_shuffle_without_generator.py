@@ -12,8 +12,8 @@ from seedlint.analysis.names import Scope
 from seedlint.analysis.values import OBJECT, Value, is_none_or_absent, is_truthy
 from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
-from seedlint.fixes.locate import loader_argument_fix, loader_call, start
-from seedlint.fixes.seeds import find_seed
+from seedlint.fixes.locate import loader_argument_fix, loader_call, refusal, start
+from seedlint.fixes.seeds import choose_seed
 from seedlint.prefilter.words import WordGroups, loader_words
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
@@ -29,10 +29,15 @@ MESSAGE = (
 @dataclass(frozen=True)
 class ShuffleWithoutGeneratorViolation(Violation):
     node: ast.Call
+    no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
 
     @property
     def message(self) -> str:
-        return MESSAGE
+        return (
+            MESSAGE
+            if self.no_fix is None
+            else f"DataLoader shuffles without a `generator` ({self.no_fix})"
+        )
 
 
 class ShuffleWithoutGenerator(Rule):
@@ -77,14 +82,28 @@ A bare `torch.Generator()` is not enough: every fresh generator starts from the 
 ## Fix safety
 The fix passes `generator=torch.Generator().manual_seed(SEED)` to the loader: in place of an
 explicit `generator=None`, else as a keyword after the existing arguments, in the call's own
-layout (one argument per line stays one per line, a trailing comma is kept).
-`SEED` is the seed the program already names where the fix goes, else the `fix-seed` setting
-(default 0). In this order: the argument of an earlier `torch.manual_seed(X)`, `random.seed(X)`,
-`np.random.seed(X)`, `torch.cuda.manual_seed[_all](X)` or seeding-helper call in the same
-function, then at module level, when every name in `X` means the same at the fix and `X` has no
-call in it; a variable or parameter named `seed` (or `SEED`) in scope; `args.seed` when the
-module's argparse defines `--seed` and `args` (the parsed arguments, or a parameter named `args`)
-is in scope. A value known to be `None` is never used: `manual_seed(None)` raises.
+layout (one argument per line stays one per line, a trailing comma is kept); a call that would
+then exceed the project's line length (`line-length` of ruff, else of black, else 88) is split
+one argument per line with a trailing comma, as black and ruff format write it.
+`SEED` is a seed the program already has where the fix goes, bound there when that code runs,
+in this order: the argument of an earlier seeding call in the same function
+(`torch.manual_seed(X)`, `random.seed(X)`, `np.random.seed(X)`, a seeding helper such as
+`set_seed(X)`) or of a seeded generator (`torch.Generator().manual_seed(X)`,
+`np.random.default_rng(X)`), when every name in `X` means the same at the fix and `X` has no
+call in it; a parameter or variable named like a seed (`seed`, `random_seed`, `*_seed`); in a
+method, `self.seed` set in `__init__`, `self.hparams.seed` (saved by `save_hyperparameters()`) or
+`self.cfg.seed`-style attributes the class reads; `args.seed`, `opt.seed`, `config["seed"]` for a
+parameter, local or global that holds the parsed arguments (the module's argparse defines
+`--seed`) or whose seed the module reads elsewhere; the argument of a module-level seeding call. A
+global created only under `if __name__ == "__main__":` is never read from a function (it does not
+exist when the module is imported), and a value known to be `None` is never used
+(`manual_seed(None)` raises).
+
+Otherwise `SEED` is `torch.initial_seed()`: it follows the run's `torch.manual_seed` (not the
+number of draws before the loader) and stays random in an unseeded run. A literal (the `fix-seed`
+setting, default 0) is written only in a script (a module with a `__main__` guard or code at its
+top level): when `fix-seed` is set, or in the entry-point code of a script that seeds nothing at
+all. Library code never gets a literal: every user of the library would get one fixed order.
 `torch` is written under the name the module binds to it; `import torch` is added when the
 name is not bound, and `import torch as torch_` (a free name) when `torch` means something
 else.
@@ -92,11 +111,13 @@ else.
 The fix only adds seeding, so it is **safe**; it is **unsafe** for a loader class of this module
 with an `__init__` of its own, which may not accept `generator`. It changes which order the loader
 draws, which is its purpose: results or checkpoints made with the old order are not reproduced bit
-for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` dict.
+for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` dict, nor for a
+loader class of this module whose `__init__` takes neither `generator` nor `**kwargs` (it would
+raise TypeError): the message then says so.
 
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.
-- `fix-seed`: the seed a fix uses when the program names none.
+- `fix-seed`: the literal seed a fix writes in a script that names no seed.
 
 ## References
 - PyTorch, Reproducibility notes, "DataLoader": pass `generator` (and `worker_init_fn`) to
@@ -121,8 +142,12 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
             "    return DataLoader(dataset, batch_size=32, shuffle=True)\n",
             fixed="import torch\nfrom torch.utils.data import DataLoader\n\n\n"
             "def make(dataset, seed):\n"
-            "    return DataLoader(dataset, batch_size=32, shuffle=True, "
-            "generator=torch.Generator().manual_seed(seed))\n",
+            "    return DataLoader(\n"
+            "        dataset,\n"
+            "        batch_size=32,\n"
+            "        shuffle=True,\n"
+            "        generator=torch.Generator().manual_seed(seed),\n"
+            "    )\n",
         ),
     )
 
@@ -142,7 +167,7 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
                 continue  # PyTorch raises for shuffle=True with an IterableDataset
             if reseeded_by_accelerate(facts, loader):
                 continue  # accelerate swaps in a sampler seeded from the run's seed
-            yield ShuffleWithoutGeneratorViolation(loader.call)
+            yield ShuffleWithoutGeneratorViolation(loader.call, refusal(facts, loader, "generator"))
 
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions
@@ -151,7 +176,7 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
         loader = loader_call(facts, violation.node)
         if applicability is None or loader is None:
             return None
-        value = _generator(facts, loader.scope, start(loader.call), options.fix_seed)
+        value = _generator(facts, loader.scope, start(loader.call), options)
         return FixInfo(applicability, f"Pass `generator={value}`")
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
@@ -164,7 +189,7 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
         change = Change()
         at = start(loader.call)
         torch = ctx.module_name(change, "torch", loader.scope, at)
-        seed = ctx.seed(at, loader.scope)
+        seed = ctx.seed(at, loader.scope).text(torch)
         value = f"{torch}.Generator().manual_seed({seed})"
         return change if set_loader_argument(ctx, change, loader, "generator", value) else None
 
@@ -176,10 +201,10 @@ def _replaces_shuffling(value: Value) -> bool:
     return not value.may(lambda option: option is not OBJECT and not is_truthy(option))
 
 
-def _generator(facts: ModuleFacts, scope: Scope, at: tuple[int, int], fix_seed: int) -> str:
+def _generator(facts: ModuleFacts, scope: Scope, at: tuple[int, int], options: FixOptions) -> str:
     """The generator expression the fix writes (the title names it)."""
     torch, _ = Names(facts).module("torch", scope, at, set())
-    seed = find_seed(facts, facts.text, at, scope, fix_seed)
+    seed = choose_seed(facts, at, scope, options).text(torch)
     return f"{torch}.Generator().manual_seed({seed})"
 
 

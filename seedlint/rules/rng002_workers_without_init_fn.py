@@ -16,7 +16,7 @@ from seedlint.analysis.workers import (
 )
 from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
-from seedlint.fixes.locate import loader_argument_fix, loader_call, top_statement
+from seedlint.fixes.locate import loader_argument_fix, loader_call, refusal, top_statement
 from seedlint.prefilter.words import WordGroups, loader_words
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
@@ -33,10 +33,15 @@ MESSAGE = (
 @dataclass(frozen=True)
 class WorkersWithoutInitFnViolation(Violation):
     node: ast.Call
+    no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
 
     @property
     def message(self) -> str:
-        return MESSAGE
+        return (
+            MESSAGE
+            if self.no_fix is None
+            else f"DataLoader with workers and no `worker_init_fn` ({self.no_fix})"
+        )
 
 
 class WorkersWithoutInitFn(Rule):
@@ -70,8 +75,9 @@ as the PyTorch notes recommend.
 
 ## Fix safety
 The fix passes `worker_init_fn=seed_worker` to the loader (in place of an explicit
-`worker_init_fn=None`, else as a keyword after the existing arguments, in the call's layout) and
-defines this function once per module, after the imports that precede the loader's statement:
+`worker_init_fn=None`, else as a keyword after the existing arguments, in the call's layout,
+split one argument per line past the project's line length) and defines this function once per
+module, after the imports that precede the loader's statement:
 
 ```python
 def seed_worker(worker_id):
@@ -97,7 +103,9 @@ with an `__init__` of its own, which may not accept `worker_init_fn`. Reseeding 
 `np.random` from the same value PyTorch derives changes the numpy stream the workers draw (PyTorch
 seeds it from a 128-bit state), which is harmless but not bit-identical to before. RNG objects held
 elsewhere (in other libraries) still need your own `worker_init_fn`. There is no fix when
-`worker_init_fn` may come from `*args` or a `**kwargs` dict.
+`worker_init_fn` may come from `*args` or a `**kwargs` dict, nor for a loader class of this module
+whose `__init__` takes neither `worker_init_fn` nor `**kwargs` (it would raise TypeError): the
+message then says so.
 
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.
@@ -125,8 +133,8 @@ elsewhere (in other libraries) still need your own `worker_init_fn`. There is no
         Invalid(
             "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
             "loader = DataLoader(range(8), batch_size=2, num_workers=4)\n",
-            fixed="import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\n"
-            "import random\n\n\n"
+            fixed="import random\n\n"
+            "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\n\n\n"
             "def seed_worker(worker_id):\n"
             '    """Seed this DataLoader worker\'s random streams (added by seedlint)."""\n'
             "    worker_seed = torch.initial_seed() % 2**32\n"
@@ -143,7 +151,8 @@ elsewhere (in other libraries) still need your own `worker_init_fn`. There is no
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         for loader in facts.dataloader_calls:
             if may_have_workers(loader) and lacks_init_fn(loader):
-                yield WorkersWithoutInitFnViolation(loader.call)
+                reason = refusal(facts, loader, "worker_init_fn")
+                yield WorkersWithoutInitFnViolation(loader.call, reason)
 
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions

@@ -91,8 +91,11 @@ on the old training set may now see validation samples it was trained on. There 
             "    return random_split(dataset, [0.8, 0.2])\n",
             fixed="import torch\nfrom torch.utils.data import random_split\n\n\n"
             "def split(dataset, seed):\n"
-            "    return random_split(dataset, [0.8, 0.2], "
-            "generator=torch.Generator().manual_seed(seed))\n",
+            "    return random_split(\n"
+            "        dataset,\n"
+            "        [0.8, 0.2],\n"
+            "        generator=torch.Generator().manual_seed(seed),\n"
+            "    )\n",
         ),
     )
 
@@ -111,7 +114,7 @@ on the old training set may now see validation samples it was trained on. There 
         applicability = generator_fix(facts, bound) if bound else None
         if bound is None or applicability is None:
             return None
-        value = seeded_generator(facts, bound.scope, start(bound.call), options.fix_seed)
+        value = seeded_generator(facts, bound.scope, start(bound.call), options)
         return FixInfo(applicability, f"Pass `generator={value}`")
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:

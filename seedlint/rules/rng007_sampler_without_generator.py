@@ -115,7 +115,7 @@ fix when `generator` may come from `*args` or a `**kwargs` dict.
         applicability = generator_fix(facts, bound) if bound else None
         if bound is None or applicability is None:
             return None
-        value = seeded_generator(facts, bound.scope, start(bound.call), options.fix_seed)
+        value = seeded_generator(facts, bound.scope, start(bound.call), options)
         return FixInfo(applicability, f"Pass `generator={value}`")
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:

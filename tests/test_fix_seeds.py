@@ -1,0 +1,205 @@
+"""The seed a fix writes (issue 13): the program's own seed where the fix goes, bound there at
+run time; else ``torch.initial_seed()``; a literal only in scripts. The fix title names the
+expression the fix writes. Runtime checks with real PyTorch (CPU) import the fixed modules."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from seedlint.analysis.facts import ModuleFacts
+from seedlint.config import Settings
+from seedlint.engine.check import check_text
+from seedlint.engine.fix import fix_text
+from seedlint.engine.selection import fix_options
+from seedlint.fixes.locate import start
+from seedlint.fixes.seeds import Seed, choose_seed
+
+ROOT = Path(__file__).resolve().parent.parent
+PAIRS = Path(__file__).parent / "fixtures" / "fixes"
+
+
+def seed_at_loader(text: str, settings: Settings = Settings()) -> Seed:
+    facts = ModuleFacts(ast.parse(text), text=text)
+    (loader,) = facts.dataloader_calls
+    return choose_seed(facts, start(loader.call), loader.scope, fix_options(settings))
+
+
+LIBRARY = (
+    "from torch.utils.data import DataLoader\n\n\n"
+    "def f(ds):\n    return DataLoader(ds, shuffle=True)\n"
+)
+SCRIPT = LIBRARY + '\n\nif __name__ == "__main__":\n    f(range(3))\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "origin"),
+    [
+        (LIBRARY, None, "initial_seed"),
+        (SCRIPT, "0", "fix-seed"),  # called from the __main__ guard of a script seeding nothing
+        (
+            "from torch.utils.data import DataLoader\n\n"
+            "loader = DataLoader(range(3), shuffle=True)\n",
+            "0",
+            "fix-seed",
+        ),
+        (
+            "import torch\nfrom torch.utils.data import DataLoader\n\ntorch.manual_seed(5)\n"
+            "loader = DataLoader(range(3), shuffle=True)\n",
+            "5",
+            "program",
+        ),
+        (  # a global of the __main__ guard, read from a function: NameError on import
+            "from torch.utils.data import DataLoader\n\n\ndef f(ds):\n"
+            "    return DataLoader(ds, shuffle=True)\n\n\n"
+            'if __name__ == "__main__":\n    seed = 3\n    f(range(3))\n',
+            "0",
+            "fix-seed",  # an unseeded script: its entry point gets the literal
+        ),
+        (  # the same global outside the guard exists on import
+            "from torch.utils.data import DataLoader\n\nseed = 3\n\n\ndef f(ds):\n"
+            "    return DataLoader(ds, shuffle=True)\n",
+            "seed",
+            "program",
+        ),
+        (  # a parameter named `*_seed`
+            "from torch.utils.data import DataLoader\n\n\ndef f(ds, data_seed=4):\n"
+            "    return DataLoader(ds, shuffle=True)\n",
+            "data_seed",
+            "program",
+        ),
+        (  # a bool flag that ends in `_seed` is not a seed
+            "from torch.utils.data import DataLoader\n\n\ndef f(ds, use_seed=True):\n"
+            "    return DataLoader(ds, shuffle=True)\n",
+            None,
+            "initial_seed",
+        ),
+        (  # `self.seed` is set after the loader in `__init__`: not yet bound there
+            "from torch.utils.data import DataLoader\n\n\nclass T:\n"
+            "    def __init__(self, ds, seed=1):\n"
+            "        self.loader = DataLoader(ds, shuffle=True)\n"
+            "        self.seed = seed\n",
+            "seed",
+            "program",
+        ),
+        (  # `self.seed` set from a None default is not used
+            "from torch.utils.data import DataLoader\n\n\nclass T:\n"
+            "    def __init__(self, seed=None):\n        self.seed = seed\n\n"
+            "    def loader(self, ds):\n        return DataLoader(ds, shuffle=True)\n",
+            None,
+            "initial_seed",
+        ),
+    ],
+)
+def test_seed_choice(text: str, expected: str | None, origin: str) -> None:
+    seed = seed_at_loader(text)
+    assert (seed.expression, seed.origin) == (expected, origin)
+
+
+def test_fix_seed_set_is_used_in_scripts_only() -> None:
+    explicit = Settings(fix_seed=7)
+    assert seed_at_loader(SCRIPT, explicit) == Seed("7", "fix-seed")
+    assert seed_at_loader(LIBRARY, explicit) == Seed(None, "initial_seed")
+    # the default (not set) is written only in the entry point of a script that seeds nothing
+    seeding = "    s = 1\n    torch.manual_seed(s)\n    f(range(3))"
+    seeded = SCRIPT.replace("    f(range(3))", seeding)
+    seeded = "import torch\n" + seeded
+    assert seed_at_loader(seeded, Settings()) == Seed(None, "initial_seed")
+
+
+CASES = sorted(p.name for p in PAIRS.iterdir() if (p / "before.py").is_file())
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_title_names_what_the_fix_writes(case: str) -> None:
+    """Every RNG001 fix title quotes the generator expression that the fix really writes."""
+    args = (PAIRS / case / "args").read_text() if (PAIRS / case / "args").is_file() else ""
+    settings = Settings(root=PAIRS, unsafe_fixes="--unsafe-fixes" in args)
+    if "--fix-seed" in args:
+        settings = replace(settings, fix_seed=int(args.split("--fix-seed")[1].split()[0]))
+    text = (PAIRS / case / "before.py").read_text(encoding="utf-8", errors="surrogateescape")
+    try:
+        titles = [
+            f.fix.message
+            for f in check_text(text, "x.py", settings).findings
+            if f.code == "RNG001" and f.fix is not None
+        ]
+    except UnicodeError:
+        pytest.skip("not a UTF-8 fixture")
+    after = fix_text(text, "x.py", settings, unsafe=True).new_text
+    flat = "".join(after.split())
+    for title in titles:
+        written = title.split("`")[1].removeprefix("generator=")
+        assert "".join(written.split()) in flat, (title, after)
+
+
+# -- at run time, with real PyTorch ---------------------------------------------------------------
+DRIVER = r"""
+import importlib.util, json, sys
+import torch
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # imported, not run as __main__
+    return module
+
+def order(loader):
+    return [int(x) for batch in loader for x in batch]
+
+library = load(sys.argv[1], "library")
+guarded = load(sys.argv[2], "guarded")
+trainer = load(sys.argv[3], "trainer")
+out = {}
+torch.manual_seed(1)
+out["seed1"] = order(library.make_loader(range(16)))
+torch.manual_seed(1)
+torch.rand(3)  # an extra draw before the loader
+out["seed1_extra_draw"] = order(library.make_loader(range(16)))
+torch.manual_seed(2)
+out["seed2"] = order(library.make_loader(range(16)))
+torch.manual_seed(1)
+out["guarded"] = order(guarded.build(range(16)))
+out["trainer5"] = order(trainer.Trainer(range(16), seed=5).loader())
+torch.rand(5)
+out["trainer5_again"] = order(trainer.Trainer(range(16), seed=5).loader())
+out["trainer6"] = order(trainer.Trainer(range(16), seed=6).loader())
+print(json.dumps(out))
+"""
+
+
+def test_fixed_modules_import_and_follow_the_run_seed(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="runs the fixed modules with PyTorch")
+    names = ["seed_library_initial_seed", "seed_main_guard_args", "seed_self_attribute"]
+    paths = []
+    for name in names:
+        path = tmp_path / f"{name}.py"
+        path.write_bytes((PAIRS / name / "after.py").read_bytes())
+        paths.append(str(path))
+    (tmp_path / "driver.py").write_text(DRIVER)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    result = subprocess.run(
+        [sys.executable, "driver.py", *paths],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert sorted(out["seed1"]) == list(range(16))
+    # torch.initial_seed(): follows torch.manual_seed, not the number of draws before the loader
+    assert out["seed1"] == out["seed1_extra_draw"]
+    assert out["seed1"] != out["seed2"]
+    # the function that reads no `args` of the __main__ guard runs when the module is imported
+    assert out["guarded"] == out["seed1"]
+    # `self.seed` from the constructor: the order follows the trainer's seed only
+    assert out["trainer5"] == out["trainer5_again"] != out["trainer6"]
