@@ -22,11 +22,14 @@ from seedlint.core import Finding, FixAvailability
 from seedlint.documents import DecodeError, Source
 from seedlint.engine.check import invalid
 from seedlint.engine.selection import check_selectors, selection
+from seedlint.project.index import activate
+from seedlint.project.layout import find_root
 from seedlint.rules import BY_CODE, RULES
 from seedlint.run.cache import Cache
 from seedlint.run.discovery import discover, is_excluded
 from seedlint.run.files import FileTask, attach_edits, check_files, fix_files, read_file
 from seedlint.run.pool import default_jobs
+from seedlint.run.summaries import build_index
 
 SUBCOMMANDS = ("check", "rule", "rules", "clean")
 
@@ -80,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     config = check.add_argument_group("configuration")
     config.add_argument("--config", type=Path, help="a config file to use for every file")
     config.add_argument("--isolated", action="store_true", help="ignore every config file")
+    config.add_argument(
+        "--project-root",
+        type=Path,
+        help="the project's root folder (default: the nearest folder upwards holding "
+        "pyproject.toml, setup.py, setup.cfg or .git)",
+    )
     out = check.add_argument_group("output")
     out.add_argument(
         "--output-format",
@@ -259,6 +268,29 @@ def _check(args: argparse.Namespace) -> int:
         if args.show_files:
             return 0
 
+    # The project's index, built once before the per-file work (and the pool's fork).
+    cache_dir = None
+    if not args.no_cache:
+        cache_dir = args.cache_dir or Path(default.cache_dir or ".seedlint_cache")
+    checked = [t.path for t in tasks if t.raw is None]
+    if tasks and (checked or args.stdin_filename):
+        root = args.project_root
+        if root is None and not checked:
+            root = find_root(Path(args.stdin_filename))
+        activate(build_index(checked, resolver, default, cache_dir, processes, root))
+    return _run(args, tasks, findings, processes, fixing, stdin, output_format, default)
+
+
+def _run(
+    args: argparse.Namespace,
+    tasks: list[FileTask],
+    findings: list[Finding],
+    processes: int,
+    fixing: bool,
+    stdin: bool,
+    output_format: str,
+    default: Settings,
+) -> int:
     fixed: list[Finding] = []
     fix_failed = False
     files: dict[str, tuple[bytes, Settings]] = {}

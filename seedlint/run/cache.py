@@ -89,16 +89,24 @@ class Cache:
             return None
 
     def by_stat(
-        self, settings: Settings, path: str, key: Optional[StatKey]
+        self, settings: Settings, path: str, key: Optional[StatKey], extra: str = ""
     ) -> Optional[list[Finding]]:
+        """``extra``: what else the findings depend on (the project summaries the file
+        consulted); an entry written with another one is not used."""
         entry = self._table(settings.fingerprint()).get(path)
         if key is None or not isinstance(entry, dict) or entry.get("stat") != list(key):
             return None
+        if entry.get("extra", "") != extra:
+            return None
         return self._findings(entry)
 
-    def get(self, settings: Settings, path: str, digest: str) -> Optional[list[Finding]]:
+    def get(
+        self, settings: Settings, path: str, digest: str, extra: str = ""
+    ) -> Optional[list[Finding]]:
         entry = self._table(settings.fingerprint()).get(path)
         if not isinstance(entry, dict) or entry.get("digest") != digest:
+            return None
+        if entry.get("extra", "") != extra:
             return None
         return self._findings(entry)
 
@@ -109,13 +117,17 @@ class Cache:
         digest: Optional[str],
         findings: list[Finding],
         key: Optional[StatKey] = None,
+        extra: str = "",
     ) -> None:
         table_key = settings.fingerprint()
-        self._table(table_key)[path] = {
+        entry: dict[str, Any] = {
             "stat": list(key) if key is not None else None,
             "digest": digest,
             "findings": [_finding_to_json(f) for f in findings],
         }
+        if extra:
+            entry["extra"] = extra
+        self._table(table_key)[path] = entry
         self._dirty.add(table_key)
 
     def save(self) -> None:

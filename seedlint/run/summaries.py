@@ -1,0 +1,161 @@
+"""The project index of a run: the summaries of every Python file of the project, cached by
+content hash, joined into a :class:`~seedlint.project.index.ProjectIndex` before the pool forks.
+
+The files read are the project's Python files (a walk of its root with the usual excludes and
+``.gitignore``) and the files checked, even those the walk leaves out: pre-commit names only the
+staged files, and a helper in an unchanged file must still count. A module without seeding,
+loader or ``__main__`` words gets a summary from its bytes alone; the others are parsed once.
+Summaries live in their own file in the cache folder (``summaries-<digest>.pickle``), keyed by
+stat and content hash like the findings, apart from the findings' cache.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Optional
+
+from seedlint import __version__
+from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+from seedlint.config import Settings, SettingsResolver
+from seedlint.engine.check import collector_paused
+from seedlint.project.index import ProjectIndex
+from seedlint.project.layout import Layout, find_root
+from seedlint.project.summary import ModuleSummary, light, needs_tree, summarize
+from seedlint.run.cache import StatKey, code_digest, digest, stat_key
+from seedlint.run.discovery import discover
+from seedlint.run.pool import pool_map
+
+SUMMARY_FORMAT = 1
+_Entry = tuple[Optional[StatKey], str, ModuleSummary]
+_OPTIONS: list[AnalysisOptions] = [AnalysisOptions()]  # for the pool's workers
+
+
+def summary_of(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSummary:
+    """The summary of one module's bytes (a light one when the words rule a tree out, or the
+    file does not parse)."""
+    if not needs_tree(raw):
+        return light(raw)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(raw, filename=path)
+        with collector_paused():
+            facts = ModuleFacts(tree, options, "", path)
+            try:
+                return summarize(facts)
+            finally:
+                facts.release()
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return light(raw)
+
+
+def _compute(path: str) -> Optional[tuple[str, ModuleSummary]]:
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    return digest(raw), summary_of(raw, path, _OPTIONS[0])
+
+
+def project_files(root: Path, resolver: SettingsResolver) -> list[str]:
+    """The project's Python files: its root walked like a check of the root would."""
+    found: list[str] = []
+    for candidate in discover([root], resolver):
+        if candidate.problem is None and candidate.path.suffix == ".py":
+            found.append(os.path.abspath(candidate.path))
+    return found
+
+
+class SummaryCache:
+    """``path -> (stat key, content hash, summary)`` in one pickle file."""
+
+    def __init__(self, directory: Optional[Path], options: AnalysisOptions) -> None:
+        self.path: Optional[Path] = None
+        self.entries: dict[str, _Entry] = {}
+        self.dirty = False
+        if directory is None:
+            return
+        key = hashlib.blake2b(repr(options).encode(), digest_size=6).hexdigest()
+        folder = directory / f"{__version__}-{code_digest()}"
+        self.path = folder / f"summaries-{key}-{SUMMARY_FORMAT}.pickle"
+        try:
+            with open(self.path, "rb") as handle:
+                loaded = pickle.load(handle)
+            if isinstance(loaded, dict):
+                self.entries = loaded
+        except (OSError, ValueError, EOFError, pickle.UnpicklingError, AttributeError):
+            self.entries = {}
+
+    def save(self) -> None:
+        if self.path is None or not self.dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-", suffix=".pickle")
+            with os.fdopen(fd, "wb") as handle:
+                pickle.dump(self.entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except OSError as error:
+            print(f"seedlint: warning: cannot write the summaries: {error}", file=sys.stderr)
+
+
+def build_index(
+    checked: Iterable[Path],
+    resolver: SettingsResolver,
+    settings: Settings,
+    cache_dir: Optional[Path],
+    processes: int,
+    root: Optional[Path] = None,
+) -> ProjectIndex:
+    """The index over the project's files and the ``checked`` ones (read from disk)."""
+    checked_paths = [os.path.abspath(p) for p in checked]
+    if root is None:
+        first = Path(checked_paths[0]) if checked_paths else Path.cwd()
+        root = find_root(first)
+    paths = list(dict.fromkeys([*project_files(root, resolver), *checked_paths]))
+    options = AnalysisOptions(
+        settings.dataloader_classes, settings.capture_contexts, settings.seed_functions
+    )
+    cache = SummaryCache(cache_dir, options)
+    summaries: dict[str, ModuleSummary] = {}
+    pending: list[str] = []
+    keys: dict[str, Optional[StatKey]] = {}
+    for path in paths:
+        key = stat_key(Path(path))
+        keys[path] = key
+        entry = cache.entries.get(path)
+        if entry is not None and key is not None and entry[0] == key:
+            summaries[path] = entry[2]
+        else:
+            pending.append(path)
+    _OPTIONS[0] = options
+    sizes = [k[1] if (k := keys[p]) is not None else 0 for p in pending]
+    results = pool_map(_compute, pending, sizes, processes)
+    for path, result in zip(pending, results):
+        if result is None:
+            continue
+        content, summary = result
+        entry = cache.entries.get(path)
+        if entry is not None and entry[1] == content:
+            summary = entry[2]
+        summaries[path] = summary
+        cache.entries[path] = (keys[path], content, summary)
+        cache.dirty = True
+    for path in list(cache.entries):
+        if path not in keys and path.startswith(str(root)):
+            del cache.entries[path]  # a file gone from the project
+            cache.dirty = True
+    cache.save()
+    return ProjectIndex(Layout(root, paths), summaries)
+
+
+__all__ = ["build_index", "project_files", "summary_of"]
