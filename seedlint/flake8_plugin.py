@@ -11,11 +11,17 @@ and per-file ignores are flake8's business here, so seedlint's own are not appli
 
 Cost: a file that contains none of the words a rule needs is skipped before any work, and the
 detection runs on the tree flake8 has already parsed (the file is never parsed twice).
+
+RNG004 is decided per program, across the project's modules: the plugin builds the same project
+index as the CLI, once per flake8 process and project root, from the same summary cache
+(``SEEDLINT_CACHE_DIR``, the ``cache-dir`` setting, else ``.seedlint_cache``;
+``SEEDLINT_NO_CACHE`` turns it off), so its findings equal the CLI's.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +31,9 @@ from seedlint import __version__
 from seedlint.config import ConfigError, Settings, SettingsResolver
 from seedlint.engine.check import REPORT, check_text, collector_paused
 from seedlint.engine.selection import check_selectors, selection
+from seedlint.project.index import ProjectIndex, activate
+from seedlint.project.layout import find_root
+from seedlint.run.summaries import build_index
 
 # flake8 reads stdin under one of these names unless --stdin-display-name gives a real one.
 _STDIN_NAMES = frozenset({"-", "stdin", "<stdin>"})
@@ -38,6 +47,22 @@ class _Context:
     def __init__(self) -> None:
         self.resolver: Optional[SettingsResolver] = None
         self.adapted: dict[int, tuple[Settings, Settings]] = {}
+        self.indexes: dict[Path, ProjectIndex] = {}
+
+    def index_for(self, filename: str, settings: Settings) -> ProjectIndex:
+        """The project index of the file's project, built once per flake8 process."""
+        path = Path.cwd() if filename in _STDIN_NAMES else Path(filename)
+        root = find_root(path)
+        index = self.indexes.get(root)
+        if index is None:
+            assert self.resolver is not None
+            cache_dir: Optional[Path] = None
+            if not os.environ.get("SEEDLINT_NO_CACHE"):
+                folder = os.environ.get("SEEDLINT_CACHE_DIR") or settings.cache_dir
+                cache_dir = Path(folder or ".seedlint_cache")
+            index = build_index([], self.resolver, settings, cache_dir, 1, root)
+            self.indexes[root] = index
+        return index
 
     def settings_for(self, filename: str) -> Settings:
         if self.resolver is None:
@@ -85,6 +110,7 @@ class SeedlintChecker:
             return  # cannot have a finding: nothing else is done for this file
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
+            activate(_CONTEXT.index_for(self.filename, settings))
             with collector_paused():  # as in the CLI: flake8's heap is large
                 checked = check_text(text, self.filename, settings, tree=tree, suppress=False)
                 findings = checked.release()

@@ -163,3 +163,40 @@ def test_cache_follows_a_helper_in_another_module(tmp_path: Path) -> None:
     assert len(rng004()) == 1
     helper.write_text(original)
     assert rng004() == []
+
+
+@pytest.mark.parametrize("name", ["helpers", "base_class", "star"])
+def test_flake8_plugin_equals_the_cli(tmp_path: Path, name: str) -> None:
+    """flake8 sees one file at a time; the plugin's index makes its findings the CLI's."""
+    root = tmp_path / name
+    shutil.copytree(PROJECTS / name, root)
+    (root / "setup.cfg").write_text("[flake8]\nselect = RNG\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    env["SEEDLINT_NO_CACHE"] = "1"
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*.py"))
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "RNG", "-j", "1", *files],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    flake8 = sorted(
+        (os.path.normpath(line.split(":")[0]), int(line.split(":")[1]), line.split()[1])
+        for line in result.stdout.splitlines()
+        if line.strip()
+    )
+    cli = sorted(
+        (os.path.relpath(str(f["filename"]), root), _row(f), str(f["code"]))
+        for f in _cli(root, "--no-cache", *files)
+    )
+    assert flake8 == cli
+    assert any(code == "RNG004" for _, _, code in cli)
+
+
+def _row(finding: dict[str, object]) -> int:
+    location = finding["location"]
+    assert isinstance(location, dict)
+    return int(location["row"])
