@@ -33,6 +33,7 @@ from seedlint.engine.check import REPORT, check_text, collector_paused
 from seedlint.engine.selection import check_selectors, selection
 from seedlint.project.index import ProjectIndex, activate
 from seedlint.project.layout import find_root
+from seedlint.rules import BY_CODE
 from seedlint.run.summaries import build_index
 
 # flake8 reads stdin under one of these names unless --stdin-display-name gives a real one.
@@ -85,6 +86,7 @@ class _Context:
 
 
 _CONTEXT = _Context()
+_PROGRAM_RULE = BY_CODE["RNG004"]()
 
 
 class SeedlintChecker:
@@ -106,11 +108,14 @@ class SeedlintChecker:
             return
         text = "".join(self.lines)
         # The engine's pre-filter (Selection.may_fire), on the text flake8 has already decoded.
-        if not selection(settings).may_fire(text.encode("utf-8", "surrogatepass")):
+        raw = text.encode("utf-8", "surrogatepass")
+        if not selection(settings).may_fire(raw):
             return  # cannot have a finding: nothing else is done for this file
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
-            activate(_CONTEXT.index_for(self.filename, settings))
+            # Only RNG004 consults the project: the index is built when it may fire here.
+            needed = _PROGRAM_RULE.may_fire(raw, selection(settings).options)
+            activate(_CONTEXT.index_for(self.filename, settings) if needed else None)
             with collector_paused():  # as in the CLI: flake8's heap is large
                 checked = check_text(text, self.filename, settings, tree=tree, suppress=False)
                 findings = checked.release()
