@@ -21,7 +21,8 @@ from typing import Optional, Union
 
 from seedlint.analysis.facts import ModuleFacts
 from seedlint.analysis.names import FunctionNode, Scope
-from seedlint.analysis.seeding import Seeding
+from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
+from seedlint.prefilter.scan import may_mean
 
 # The streams a seeding call sets: `random`, `np.random`, torch (CPU and every device), CUDA's
 # current device, every CUDA device.
@@ -162,16 +163,36 @@ class ModuleSummary:
     main: bool = False  # has an `if __name__ == "__main__":` block
 
 
-_FULL_WORDS = re.compile(rb"[sS][eE][eE][dD]|DataLoader|__main__")
+# A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
+# `utils.set_torch_seed(`), a re-export of one, or a script's `__main__` block. Library calls
+# that seed are recognised by the resolver's own pre-filter (``may_mean``).
+_SEED_WORD = re.compile(rb"[sS][eE][eE][dD]")
+_HELPER_CALL = re.compile(rb"([sS][eE][eE][dD]\w*)\s*\(")
+_LIBRARY_CALLS = frozenset(
+    {b"manual_seed", b"manual_seed_all", b"seed", b"initial_seed", b"seed_all"}
+)
+_REEXPORT = re.compile(rb"import[^\n]*[sS][eE][eE][dD]")
+_SEEDING = frozenset({*qualnames_of(frozenset(Seeding)), *DEFAULT_SEED_FUNCTIONS})
 _DRAW_WORDS = re.compile(
     rb"nn\.|rand|[dD]ropout|shuffle|init\.|create_model|torchvision\.models|_split|Linear|Conv"
 )
 
 
 def needs_tree(raw: bytes) -> bool:
-    """Whether the module needs a real summary (the first stage of the pre-filter for the
-    index): one without these words seeds nothing, builds no loader and is no script."""
-    return _FULL_WORDS.search(raw) is not None
+    """Whether the module needs a real summary (the index's pre-filter): one that makes no
+    seeding call, calls no seeding helper, re-exports none and is no script seeds nothing a
+    program could reach, and is summarised from its bytes alone."""
+    if _SEED_WORD.search(raw) is None:
+        return b"__main__" in raw
+    if b"__main__" in raw or _REEXPORT.search(raw) is not None:
+        return True
+    for match in _HELPER_CALL.finditer(raw):
+        begin = match.start()
+        while begin > 0 and (raw[begin - 1 : begin].isalnum() or raw[begin - 1] == 95):
+            begin -= 1  # back to the start of the name (`_` is 95)
+        if raw[begin : match.end(1)] not in _LIBRARY_CALLS:
+            return True
+    return may_mean(raw, _SEEDING)
 
 
 def light(raw: bytes) -> ModuleSummary:
@@ -179,22 +200,24 @@ def light(raw: bytes) -> ModuleSummary:
     return ModuleSummary(full=False, may_draw=_DRAW_WORDS.search(raw) is not None)
 
 
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 def function_keys(tree: ast.Module) -> dict[int, str]:
-    """``id(def or class node) -> key``: ``f``, ``C``, ``C.m``, ``f.inner``."""
+    """``id(def or class node) -> key``: ``f``, ``C``, ``C.m``, ``f.inner`` (statements only
+    are walked: expressions hold no definitions)."""
     keys: dict[int, str] = {}
-
-    def walk(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                key = prefix + node.name
-                keys.setdefault(id(node), key)
-                walk(node.body, key + ".")
-            else:
-                for child in ast.iter_child_nodes(node):
-                    if isinstance(child, ast.stmt):
-                        walk([child], prefix)
-
-    walk(tree.body, "")
+    stack: list[tuple[ast.AST, str]] = [(tree, "")]
+    while stack:
+        node, prefix = stack.pop()
+        for name in _BODIES:
+            for child in getattr(node, name, ()):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    key = prefix + child.name
+                    keys.setdefault(id(child), key)
+                    stack.append((child, key + "."))
+                elif isinstance(child, (ast.stmt, ast.excepthandler)) or hasattr(child, "body"):
+                    stack.append((child, prefix))
     return keys
 
 
@@ -207,11 +230,10 @@ class _Summarizer:
         self.facts = facts
         self.keys = function_keys(facts.tree)
         self.owner_class: dict[int, ast.ClassDef] = {}
-        for node in ast.walk(facts.tree):
-            if isinstance(node, ast.ClassDef):
-                for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        self.owner_class[id(item)] = node
+        for node, _ in facts.builder.classes:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.owner_class[id(item)] = node
 
     def summary(self) -> ModuleSummary:
         facts = self.facts
