@@ -200,3 +200,26 @@ def _row(finding: dict[str, object]) -> int:
     location = finding["location"]
     assert isinstance(location, dict)
     return int(location["row"])
+
+
+def test_the_cached_walk_sees_added_and_removed_files(tmp_path: Path) -> None:
+    from seedlint.config import SettingsResolver
+    from seedlint.engine.selection import check_selectors
+    from seedlint.run.summaries import SummaryCache, walk_project
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    resolver = SettingsResolver({}, check=check_selectors)
+    settings = resolver.default()
+    cache = SummaryCache(tmp_path / "cache", AnalysisOptions())
+    first = walk_project(tmp_path, resolver, settings, cache)
+    assert [Path(p).name for p in first] == ["a.py"]
+    assert walk_project(tmp_path, resolver, settings, cache) is first  # reused
+    (tmp_path / "pkg" / "b.py").write_text("y = 2\n")
+    assert sorted(Path(p).name for p in walk_project(tmp_path, resolver, settings, cache)) == [
+        "a.py",
+        "b.py",
+    ]
+    (tmp_path / "pkg" / "a.py").unlink()
+    assert [Path(p).name for p in walk_project(tmp_path, resolver, settings, cache)] == ["b.py"]

@@ -33,8 +33,12 @@ from seedlint.run.cache import StatKey, code_digest, digest, stat_key
 from seedlint.run.discovery import discover
 from seedlint.run.pool import pool_map
 
-SUMMARY_FORMAT = 1
+SUMMARY_FORMAT = 2
 _Entry = tuple[Optional[StatKey], str, ModuleSummary]
+# A walk of the project: (settings fingerprint, modification time of every folder above a file
+# and of every ignore file in them, the files found).
+_Walk = tuple[str, dict[str, int], list[str]]
+_IGNORE_FILES = (".gitignore", ".ignore")
 _OPTIONS: list[AnalysisOptions] = [AnalysisOptions()]  # for the pool's workers
 
 
@@ -75,12 +79,55 @@ def project_files(root: Path, resolver: SettingsResolver) -> list[str]:
     return found
 
 
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def walk_project(
+    root: Path, resolver: SettingsResolver, settings: Settings, cache: SummaryCache
+) -> list[str]:
+    """:func:`project_files`, reused while no folder holding (or above) a project file and no
+    ignore file in them has changed (a file added, removed or renamed changes its folder's
+    modification time)."""
+    fingerprint = settings.fingerprint()
+    found = cache.walks.get(str(root))
+    if (
+        found is not None
+        and found[0] == fingerprint
+        and all(_mtime(path) == mtime for path, mtime in found[1].items())
+    ):
+        return found[2]
+    files = project_files(root, resolver)
+    folders: set[str] = {str(root)}
+    top = str(root)
+    for path in files:
+        folder = os.path.dirname(path)
+        while folder not in folders and len(folder) > len(top):
+            folders.add(folder)
+            folder = os.path.dirname(folder)
+    stamps: dict[str, int] = {}
+    for folder in folders:
+        stamps[folder] = _mtime(folder)
+        for name in _IGNORE_FILES:
+            ignore = os.path.join(folder, name)
+            if os.path.exists(ignore):
+                stamps[ignore] = _mtime(ignore)
+    cache.walks[str(root)] = (fingerprint, stamps, files)
+    cache.dirty = True
+    return files
+
+
 class SummaryCache:
-    """``path -> (stat key, content hash, summary)`` in one pickle file."""
+    """``path -> (stat key, content hash, summary)``, and the project walks, in one pickle
+    file."""
 
     def __init__(self, directory: Optional[Path], options: AnalysisOptions) -> None:
         self.path: Optional[Path] = None
         self.entries: dict[str, _Entry] = {}
+        self.walks: dict[str, _Walk] = {}
         self.dirty = False
         if directory is None:
             return
@@ -91,9 +138,10 @@ class SummaryCache:
             with open(self.path, "rb") as handle:
                 loaded = pickle.load(handle)
             if isinstance(loaded, dict):
-                self.entries = loaded
+                self.entries = loaded.get("summaries", {})
+                self.walks = loaded.get("walks", {})
         except (OSError, ValueError, EOFError, pickle.UnpicklingError, AttributeError):
-            self.entries = {}
+            self.entries, self.walks = {}, {}
 
     def save(self) -> None:
         if self.path is None or not self.dirty:
@@ -102,7 +150,8 @@ class SummaryCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-", suffix=".pickle")
             with os.fdopen(fd, "wb") as handle:
-                pickle.dump(self.entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
+                data = {"summaries": self.entries, "walks": self.walks}
+                pickle.dump(data, handle, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, self.path)
         except OSError as error:
             print(f"seedlint: warning: cannot write the summaries: {error}", file=sys.stderr)
@@ -121,11 +170,12 @@ def build_index(
     if root is None:
         first = Path(checked_paths[0]) if checked_paths else Path.cwd()
         root = find_root(first)
-    paths = list(dict.fromkeys([*project_files(root, resolver), *checked_paths]))
     options = AnalysisOptions(
         settings.dataloader_classes, settings.capture_contexts, settings.seed_functions
     )
     cache = SummaryCache(cache_dir, options)
+    walked = walk_project(root, resolver, settings, cache)
+    paths = list(dict.fromkeys([*walked, *checked_paths]))
     summaries: dict[str, ModuleSummary] = {}
     pending: list[str] = []
     keys: dict[str, Optional[StatKey]] = {}
