@@ -270,7 +270,7 @@ def _check(args: argparse.Namespace) -> int:
 
     # The project's index, built once before the per-file work (and the pool's fork).
     cache_dir = None
-    if not args.no_cache:
+    if not args.no_cache and not stdin:  # standard input writes nothing
         cache_dir = args.cache_dir or Path(default.cache_dir or ".seedlint_cache")
     checked = [t.path for t in tasks if t.raw is None]
     if tasks and (checked or args.stdin_filename):

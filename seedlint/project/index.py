@@ -13,8 +13,8 @@ entry points call it), or a test function in a test file.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import pickle
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +33,7 @@ from seedlint.project.summary import (
     FunctionSummary,
     ModuleSummary,
     draws_name,
+    to_json,
 )
 
 Node = tuple[str, str]  # (path, function key); key OPAQUE: a module known from its bytes only
@@ -427,7 +428,8 @@ class ProjectIndex:
 def summary_digest(summary: ModuleSummary) -> str:
     if not summary.full:
         return "light-draws" if summary.may_draw else "light"
-    return hashlib.blake2b(pickle.dumps(summary, protocol=4), digest_size=12).hexdigest()
+    blob = json.dumps(to_json(summary), sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.blake2b(blob, digest_size=12).hexdigest()
 
 
 def _test_file(path: str) -> bool:

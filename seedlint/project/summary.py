@@ -17,7 +17,7 @@ import ast
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from seedlint.analysis.facts import ModuleFacts
 from seedlint.analysis.names import FunctionNode, Scope
@@ -442,3 +442,65 @@ def _has_main(tree: ast.Module) -> bool:
             if any(isinstance(n, ast.Name) and n.id == "__name__" for n in names):
                 return True
     return False
+
+
+# -- JSON (the summary cache; never pickle: a cache folder may come with a checkout) ---------
+def to_json(summary: ModuleSummary) -> dict[str, Any]:
+    if not summary.full:
+        return {"full": False, "may_draw": summary.may_draw}
+    return {
+        "full": True,
+        "may_draw": summary.may_draw,
+        "functions": {
+            key: [
+                f.row,
+                [[s.stream, s.row, s.col] for s in f.seeds],
+                f.scoped,
+                f.draws,
+                list(f.calls),
+                f.test,
+                f.worker,
+            ]
+            for key, f in summary.functions.items()
+        },
+        "classes": {key: [list(c.bases), list(c.methods)] for key, c in summary.classes.items()},
+        "aliases": dict(summary.aliases),
+        "stars": list(summary.stars),
+        "imports_torch": summary.imports_torch,
+        "main": summary.main,
+    }
+
+
+def from_json(data: Any) -> ModuleSummary:
+    """The summary :func:`to_json` wrote; ValueError for anything else."""
+    try:
+        if not data["full"]:
+            return ModuleSummary(full=False, may_draw=bool(data["may_draw"]))
+        functions = {
+            str(key): FunctionSummary(
+                row=int(row),
+                seeds=tuple(Seed(str(s), int(r), int(c)) for s, r, c in seeds),
+                scoped=bool(scoped),
+                draws=bool(draws),
+                calls=tuple(str(c) for c in calls),
+                test=bool(test),
+                worker=bool(worker),
+            )
+            for key, (row, seeds, scoped, draws, calls, test, worker) in data["functions"].items()
+        }
+        classes = {
+            str(key): ClassSummary(tuple(map(str, bases)), tuple(map(str, methods)))
+            for key, (bases, methods) in data["classes"].items()
+        }
+        return ModuleSummary(
+            full=True,
+            may_draw=bool(data["may_draw"]),
+            functions=functions,
+            classes=classes,
+            aliases={str(k): str(v) for k, v in data["aliases"].items()},
+            stars=tuple(map(str, data["stars"])),
+            imports_torch=bool(data["imports_torch"]),
+            main=bool(data["main"]),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ValueError(f"not a module summary: {error}") from error

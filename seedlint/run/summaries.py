@@ -5,16 +5,17 @@ The files read are the project's Python files (a walk of its root with the usual
 ``.gitignore``) and the files checked, even those the walk leaves out: pre-commit names only the
 staged files, and a helper in an unchanged file must still count. A module without seeding,
 loader or ``__main__`` words gets a summary from its bytes alone; the others are parsed once.
-Summaries live in their own file in the cache folder (``summaries-<digest>.pickle``), keyed by
-stat and content hash like the findings, apart from the findings' cache.
+Summaries live in their own JSON file in the cache folder (``summaries-<digest>-<format>.json``,
+never a pickle), keyed by stat and content hash like the findings, apart from the findings'
+cache.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import json
 import os
-import pickle
 import sys
 import tempfile
 import warnings
@@ -28,12 +29,19 @@ from seedlint.config import Settings, SettingsResolver
 from seedlint.engine.check import collector_paused
 from seedlint.project.index import ProjectIndex
 from seedlint.project.layout import Layout, find_root
-from seedlint.project.summary import ModuleSummary, light, needs_tree, summarize
+from seedlint.project.summary import (
+    ModuleSummary,
+    from_json,
+    light,
+    needs_tree,
+    summarize,
+    to_json,
+)
 from seedlint.run.cache import StatKey, code_digest, digest, stat_key
 from seedlint.run.discovery import discover
 from seedlint.run.pool import pool_map
 
-SUMMARY_FORMAT = 2
+SUMMARY_FORMAT = 3
 _Entry = tuple[Optional[StatKey], str, ModuleSummary]
 # A walk of the project: (settings fingerprint, modification time of every folder above a file
 # and of every ignore file in them, the files found).
@@ -121,7 +129,7 @@ def walk_project(
 
 
 class SummaryCache:
-    """``path -> (stat key, content hash, summary)``, and the project walks, in one pickle
+    """``path -> (stat key, content hash, summary)``, and the project walks, in one JSON
     file."""
 
     def __init__(self, directory: Optional[Path], options: AnalysisOptions) -> None:
@@ -133,25 +141,35 @@ class SummaryCache:
             return
         key = hashlib.blake2b(repr(options).encode(), digest_size=6).hexdigest()
         folder = directory / f"{__version__}-{code_digest()}"
-        self.path = folder / f"summaries-{key}-{SUMMARY_FORMAT}.pickle"
+        self.path = folder / f"summaries-{key}-{SUMMARY_FORMAT}.json"
         try:
-            with open(self.path, "rb") as handle:
-                loaded = pickle.load(handle)
-            if isinstance(loaded, dict):
-                self.entries = loaded.get("summaries", {})
-                self.walks = loaded.get("walks", {})
-        except (OSError, ValueError, EOFError, pickle.UnpicklingError, AttributeError):
+            loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            self.entries = {
+                str(path): (tuple(stat) if stat else None, str(content), from_json(summary))
+                for path, (stat, content, summary) in loaded["summaries"].items()
+            }
+            self.walks = {
+                str(root): (str(fingerprint), dict(stamps), list(files))
+                for root, (fingerprint, stamps, files) in loaded["walks"].items()
+            }
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             self.entries, self.walks = {}, {}
 
     def save(self) -> None:
         if self.path is None or not self.dirty:
             return
+        data = {
+            "summaries": {
+                path: [list(stat) if stat else None, content, to_json(summary)]
+                for path, (stat, content, summary) in self.entries.items()
+            },
+            "walks": {root: list(walk) for root, walk in self.walks.items()},
+        }
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-", suffix=".pickle")
-            with os.fdopen(fd, "wb") as handle:
-                data = {"summaries": self.entries, "walks": self.walks}
-                pickle.dump(data, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps(data, separators=(",", ":")))  # the C encoder
             os.replace(tmp, self.path)
         except OSError as error:
             print(f"seedlint: warning: cannot write the summaries: {error}", file=sys.stderr)
