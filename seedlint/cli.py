@@ -277,7 +277,8 @@ def _check(args: argparse.Namespace) -> int:
         root = args.project_root
         if root is None and not checked:
             root = find_root(Path(args.stdin_filename))
-        activate(build_index(checked, resolver, default, cache_dir, processes, root))
+        always = not checked  # standard input: its text is not on disk to be summarised
+        activate(build_index(checked, resolver, default, cache_dir, processes, root, always))
     return _run(args, tasks, findings, processes, fixing, stdin, output_format, default)
 
 

@@ -48,22 +48,20 @@ class _Context:
     def __init__(self) -> None:
         self.resolver: Optional[SettingsResolver] = None
         self.adapted: dict[int, tuple[Settings, Settings]] = {}
-        self.indexes: dict[Path, ProjectIndex] = {}
+        self.indexes: dict[Path, Optional[ProjectIndex]] = {}
 
-    def index_for(self, filename: str, settings: Settings) -> ProjectIndex:
+    def index_for(self, filename: str, settings: Settings) -> Optional[ProjectIndex]:
         """The project index of the file's project, built once per flake8 process."""
         path = Path.cwd() if filename in _STDIN_NAMES else Path(filename)
         root = find_root(path)
-        index = self.indexes.get(root)
-        if index is None:
+        if root not in self.indexes:
             assert self.resolver is not None
             cache_dir: Optional[Path] = None
             if not os.environ.get("SEEDLINT_NO_CACHE"):
                 folder = os.environ.get("SEEDLINT_CACHE_DIR") or settings.cache_dir
                 cache_dir = Path(folder or ".seedlint_cache")
-            index = build_index([], self.resolver, settings, cache_dir, 1, root)
-            self.indexes[root] = index
-        return index
+            self.indexes[root] = build_index([], self.resolver, settings, cache_dir, 1, root, True)
+        return self.indexes[root]
 
     def settings_for(self, filename: str) -> Settings:
         if self.resolver is None:

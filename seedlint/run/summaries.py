@@ -175,29 +175,30 @@ class SummaryCache:
             print(f"seedlint: warning: cannot write the summaries: {error}", file=sys.stderr)
 
 
-def build_index(
-    checked: Iterable[Path],
-    resolver: SettingsResolver,
-    settings: Settings,
-    cache_dir: Optional[Path],
+_FEW = 64  # up to this many files named, their bytes are read before the cache
+
+
+def _needs_tree(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return needs_tree(handle.read())
+    except OSError:
+        return False
+
+
+def _summarize(
+    paths: list[str],
+    cache: SummaryCache,
     processes: int,
-    root: Optional[Path] = None,
-) -> ProjectIndex:
-    """The index over the project's files and the ``checked`` ones (read from disk)."""
-    checked_paths = [os.path.abspath(p) for p in checked]
-    if root is None:
-        first = Path(checked_paths[0]) if checked_paths else Path.cwd()
-        root = find_root(first)
-    options = AnalysisOptions(
-        settings.dataloader_classes, settings.capture_contexts, settings.seed_functions
-    )
-    cache = SummaryCache(cache_dir, options)
-    walked = walk_project(root, resolver, settings, cache)
-    paths = list(dict.fromkeys([*walked, *checked_paths]))
-    summaries: dict[str, ModuleSummary] = {}
+    summaries: dict[str, ModuleSummary],
+    keys: dict[str, Optional[StatKey]],
+) -> None:
+    """Fill ``summaries`` for ``paths``: from the cache when the stat key (or else the content
+    hash) is unchanged, computed in the pool otherwise."""
     pending: list[str] = []
-    keys: dict[str, Optional[StatKey]] = {}
     for path in paths:
+        if path in summaries:
+            continue
         key = stat_key(Path(path))
         keys[path] = key
         entry = cache.entries.get(path)
@@ -205,7 +206,6 @@ def build_index(
             summaries[path] = entry[2]
         else:
             pending.append(path)
-    _OPTIONS[0] = options
     sizes = [k[1] if (k := keys[p]) is not None else 0 for p in pending]
     results = pool_map(_compute, pending, sizes, processes)
     for path, result in zip(pending, results):
@@ -218,6 +218,43 @@ def build_index(
         summaries[path] = summary
         cache.entries[path] = (keys[path], content, summary)
         cache.dirty = True
+
+
+def build_index(
+    checked: Iterable[Path],
+    resolver: SettingsResolver,
+    settings: Settings,
+    cache_dir: Optional[Path],
+    processes: int,
+    root: Optional[Path] = None,
+    always: bool = False,
+) -> Optional[ProjectIndex]:
+    """The index over the project's files and the ``checked`` ones (read from disk).
+
+    None when no checked file needs it (``always=False``): the index only serves rules that
+    report at a seeding call, and a checked file without one has a summary from its bytes
+    (a pre-commit run naming files that seed nothing walks no project).
+    """
+    checked_paths = [os.path.abspath(p) for p in checked]
+    if root is None:
+        first = Path(checked_paths[0]) if checked_paths else Path.cwd()
+        root = find_root(first)
+    options = AnalysisOptions(
+        settings.dataloader_classes, settings.capture_contexts, settings.seed_functions
+    )
+    _OPTIONS[0] = options
+    if not always and len(checked_paths) <= _FEW and not any(map(_needs_tree, checked_paths)):
+        return None  # a few files named (pre-commit), none seeding: no cache read, no walk
+    cache = SummaryCache(cache_dir, options)
+    summaries: dict[str, ModuleSummary] = {}
+    keys: dict[str, Optional[StatKey]] = {}
+    _summarize(checked_paths, cache, processes, summaries, keys)
+    if not always and not any(s.full for s in summaries.values()):
+        cache.save()
+        return None
+    walked = walk_project(root, resolver, settings, cache)
+    paths = list(dict.fromkeys([*walked, *checked_paths]))
+    _summarize(paths, cache, processes, summaries, keys)
     for path in list(cache.entries):
         if path not in keys and path.startswith(str(root)):
             del cache.entries[path]  # a file gone from the project
