@@ -28,12 +28,15 @@ from seedlint.core import Finding, FixAvailability
 from seedlint.documents import DecodeError, Source
 from seedlint.engine.check import invalid
 from seedlint.engine.selection import check_selectors, selection
+from seedlint.project.index import activate
+from seedlint.project.layout import find_root
 from seedlint.rules import BY_CODE, RULES
 from seedlint.rules.rng000_invalid_file import InvalidFile
 from seedlint.run.cache import Cache
 from seedlint.run.discovery import discover, is_excluded
 from seedlint.run.files import FileTask, attach_edits, check_files, fix_files, read_file
 from seedlint.run.pool import default_jobs
+from seedlint.run.summaries import build_index
 
 SUBCOMMANDS = ("check", "rule", "rules", "clean", "server")
 INVALID_CODE = InvalidFile.code
@@ -142,6 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
     config = check.add_argument_group("configuration")
     config.add_argument("--config", type=Path, help="a config file to use for every file")
     config.add_argument("--isolated", action="store_true", help="ignore every config file")
+    config.add_argument(
+        "--project-root",
+        type=Path,
+        help="the project's root folder (default: the nearest folder upwards holding "
+        "pyproject.toml, setup.py, setup.cfg or .git)",
+    )
     out = check.add_argument_group("output")
     out.add_argument(
         "--output-format",
@@ -392,6 +401,30 @@ def _check(args: argparse.Namespace) -> int:
         if args.verbose:
             _say_ruled_out(tasks)
 
+    # The project's index, built once before the per-file work (and the pool's fork).
+    cache_dir = None
+    if not no_cache and not stdin and not fixing:  # standard input and --fix write nothing
+        cache_dir = _cache_folder(args.cache_dir or Path(default.cache_dir or ".seedlint_cache"))
+    checked = [t.path for t in tasks if t.raw is None]
+    if tasks and (checked or args.stdin_filename):
+        root = args.project_root
+        if root is None and not checked:
+            root = find_root(Path(args.stdin_filename))
+        always = not checked  # standard input: its text is not on disk to be summarised
+        activate(build_index(checked, resolver, default, cache_dir, processes, root, always))
+    return _run(args, tasks, findings, processes, fixing, stdin, output_format, cache_dir)
+
+
+def _run(
+    args: argparse.Namespace,
+    tasks: list[FileTask],
+    findings: list[Finding],
+    processes: int,
+    fixing: bool,
+    stdin: bool,
+    output_format: str,
+    cache_dir: Optional[Path],
+) -> int:
     fixed: list[Finding] = []
     fix_failed = False
     files: dict[str, tuple[bytes, Settings]] = {}
@@ -417,10 +450,7 @@ def _check(args: argparse.Namespace) -> int:
         settings_of = {task.display: task.settings for task in tasks}
         files = {p: (raw, settings_of[p]) for p, raw in outcome.final.items() if p in settings_of}
     else:
-        cache = None
-        if not no_cache and not stdin:
-            folder = args.cache_dir or Path(default.cache_dir or ".seedlint_cache")
-            cache = Cache(_cache_folder(folder))
+        cache = Cache(cache_dir) if cache_dir is not None else None  # never when fixing
         findings.extend(check_files(tasks, processes, cache))
         if cache is not None:
             cache.save()

@@ -14,11 +14,17 @@ so both report the same findings.
 
 Cost: a file that contains none of the words a rule needs is skipped before any work, and the
 detection runs on the tree flake8 has already parsed (the file is never parsed twice).
+
+RNG004 is decided per program, across the project's modules: the plugin builds the same project
+index as the CLI, once per flake8 process and project root, from the same summary cache
+(``SEEDLINT_CACHE_DIR``, the ``cache-dir`` setting, else ``.seedlint_cache``;
+``SEEDLINT_NO_CACHE`` turns it off), so its findings equal the CLI's.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -30,6 +36,10 @@ from seedlint.engine.check import REPORT, check_text, collector_paused
 from seedlint.engine.deep import deeply
 from seedlint.engine.noqa import line_suppresses
 from seedlint.engine.selection import check_selectors, selection
+from seedlint.project.index import ProjectIndex, activate
+from seedlint.project.layout import find_root
+from seedlint.rules import BY_CODE
+from seedlint.run.summaries import build_index
 
 # flake8 reads stdin under one of these names unless --stdin-display-name gives a real one.
 _STDIN_NAMES = frozenset({"-", "stdin", "<stdin>"})
@@ -43,6 +53,20 @@ class _Context:
     def __init__(self) -> None:
         self.resolver: Optional[SettingsResolver] = None
         self.adapted: dict[int, tuple[Settings, Settings]] = {}
+        self.indexes: dict[Path, Optional[ProjectIndex]] = {}
+
+    def index_for(self, filename: str, settings: Settings) -> Optional[ProjectIndex]:
+        """The project index of the file's project, built once per flake8 process."""
+        path = Path.cwd() if filename in _STDIN_NAMES else Path(filename)
+        root = find_root(path)
+        if root not in self.indexes:
+            assert self.resolver is not None
+            cache_dir: Optional[Path] = None
+            if not os.environ.get("SEEDLINT_NO_CACHE"):
+                folder = os.environ.get("SEEDLINT_CACHE_DIR") or settings.cache_dir
+                cache_dir = Path(folder or ".seedlint_cache")
+            self.indexes[root] = build_index([], self.resolver, settings, cache_dir, 1, root, True)
+        return self.indexes[root]
 
     def settings_for(self, filename: str) -> Settings:
         if self.resolver is None:
@@ -65,6 +89,7 @@ class _Context:
 
 
 _CONTEXT = _Context()
+_PROGRAM_RULE = BY_CODE["RNG004"]()
 
 
 class SeedlintChecker:
@@ -90,10 +115,14 @@ class SeedlintChecker:
             return
         text = "".join(self.lines)
         # The engine's pre-filter (Selection.may_fire), on the text flake8 has already decoded.
-        if not selection(settings).may_fire(text.encode("utf-8", "surrogatepass")):
+        raw = text.encode("utf-8", "surrogatepass")
+        if not selection(settings).may_fire(raw):
             return  # cannot have a finding: nothing else is done for this file
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
+            # Only RNG004 consults the project: the index is built when it may fire here.
+            needed = _PROGRAM_RULE.may_fire(raw, selection(settings).options)
+            activate(_CONTEXT.index_for(self.filename, settings) if needed else None)
             with collector_paused():  # as in the CLI: flake8's heap is large
                 try:
                     checked = check_text(text, self.filename, settings, tree=tree, suppress=False)

@@ -219,6 +219,12 @@ def assert_only_the_call_changed(before: bytes, after: bytes, name: str) -> None
     """Every line of the file outside the fixed DataLoader call keeps its exact bytes, line
     ending included; lines may only be added (an import) around it."""
     encoding = "latin-1" if "latin" in name else "utf-8-sig"
+    bom = b"\xef\xbb\xbf"
+    assert before.startswith(bom) == after.startswith(bom)
+    before, after = before.removeprefix(bom), after.removeprefix(bom)
+    bom = b"\xef\xbb\xbf"
+    assert before.startswith(bom) == after.startswith(bom)
+    before, after = before.removeprefix(bom), after.removeprefix(bom)
     tree = ast.parse(before.decode(encoding))
     (call,) = [
         node

@@ -308,7 +308,7 @@ def test_rule_and_rules(tmp_path: Path) -> None:
     assert doc.stdout.startswith("# dataloader-shuffle-without-generator (RNG001)")
     assert "## Why is this bad?" in doc.stdout
     listing = run(["rules"], tmp_path).stdout
-    assert "RNG004" in listing and "missing-cuda-seeding" in listing
+    assert "RNG004" in listing and "torch-unseeded-in-seeded-program" in listing
     data = json.loads(run(["rule", "--all", "--output-format", "json"], tmp_path).stdout)
     assert [item["code"] for item in data] == [f"RNG00{n}" for n in range(9)]
     assert run(["rule", "RNG999"], tmp_path).returncode == 2

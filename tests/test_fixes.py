@@ -194,7 +194,7 @@ def test_fixes_that_never_converge_are_reported(monkeypatch: pytest.MonkeyPatch)
         return change
 
     monkeypatch.setattr(MissingCudaSeeding, "fix", useless)
-    text = "import random\nimport torch\n\nrandom.seed(0)\n"
+    text = "import random\nimport torch\n\nrandom.seed(0)\nnet = torch.nn.Linear(2, 2)\n"
     result = fix_text(text, "x.py", Settings(), unsafe=False)
     assert result.error is None
     assert result.new_text.count("x = 1") == 10

@@ -92,8 +92,26 @@ def test_nothing_to_report() -> None:
     [
         # The expression goes over two lines, so over two JSON strings of the source list: the
         # pre-filter's closer look reads the cells' code, not the JSON around it.
-        (["import torch\n", "import random\n", "x = (random\n", "     .seed(0))\n"], 3),
-        (["import torch\n", "import random as r\n", "rnd = r\n", "rnd.seed(0)\n"], 4),
+        (
+            [
+                "import torch\n",
+                "import random\n",
+                "x = (random\n",
+                "     .seed(0))\n",
+                "torch.rand(1)\n",
+            ],
+            3,
+        ),
+        (
+            [
+                "import torch\n",
+                "import random as r\n",
+                "rnd = r\n",
+                "rnd.seed(0)\n",
+                "torch.rand(1)\n",
+            ],
+            4,
+        ),
     ],
 )
 def test_the_pre_filter_reads_the_code_of_the_cells(cell: list[str], row: int) -> None:

@@ -54,24 +54,8 @@ def _fixture_messages() -> dict[str, list[tuple[str, str]]]:
 
 _MESSAGES: dict[str, list[tuple[str, str]]] = {}
 
-# Another branch shortens this rule's message; the integrator drops the mark after merging.
-_LONG_ELSEWHERE = {"RNG004"}
 
-
-@pytest.mark.parametrize(
-    "code",
-    [
-        pytest.param(
-            rule.code,
-            marks=pytest.mark.xfail(
-                strict=False, reason="message shortened on another branch (issue 14)"
-            ),
-        )
-        if rule.code in _LONG_ELSEWHERE
-        else rule.code
-        for rule in RULES
-    ],
-)
+@pytest.mark.parametrize("code", [rule.code for rule in RULES])
 def test_every_message_on_every_fixture_is_short(code: str) -> None:
     if not _MESSAGES:
         _MESSAGES.update(_fixture_messages())

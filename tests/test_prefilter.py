@@ -90,7 +90,7 @@ def passes(program: str, code: str) -> bool:
 
 @pytest.mark.parametrize(("prelude", "call"), RANDOM_SPELLINGS)
 def test_random_and_numpy_seeding_spellings(prelude: str, call: str) -> None:
-    program = f"import torch\n{prelude}\n{call}(0)\n"
+    program = f"import torch\n{prelude}\n{call}(0)\nnoise = torch.rand(3)\n"
     assert codes(program, prefilter=False) == ["RNG004"], program
     assert passes(program, "RNG004"), program
     assert codes(program) == ["RNG004"]
@@ -98,7 +98,7 @@ def test_random_and_numpy_seeding_spellings(prelude: str, call: str) -> None:
 
 @pytest.mark.parametrize(("prelude", "call"), CUDA_SPELLINGS)
 def test_cuda_seeding_spellings(prelude: str, call: str) -> None:
-    program = f"import torch\n{prelude}\n\ndef main():\n    {call}(0)\n"
+    program = f"import torch\n{prelude}\n\ndef main():\n    {call}(0)\n    torch.rand(3)\n"
     assert codes(program, prefilter=False) == ["RNG004"], program
     assert passes(program, "RNG004"), program
     assert codes(program) == ["RNG004"]

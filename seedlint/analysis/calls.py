@@ -139,6 +139,11 @@ class CallBinder:
             return self._dict_call(expr, scope)
         if isinstance(expr, ast.Name):
             return self._dict_name(expr.id, scope)
+        if isinstance(expr, ast.IfExp):  # `{...} if use_cuda else {}`: either dict
+            left = self.dict_value(expr.body, scope)
+            result = DictValue(dict(left.entries), open=left.open)
+            _merge(result, self.dict_value(expr.orelse, scope), definite=False)
+            return result
         return DictValue({}, open=True)
 
     def _dict_literal(self, expr: ast.Dict, scope: Scope) -> DictValue:

@@ -122,6 +122,10 @@ class ModuleFacts:
     tree: ast.Module
     options: AnalysisOptions = field(default_factory=AnalysisOptions)
     text: str = ""  # the source the tree was parsed from (fixes quote expressions from it)
+    path: str = ""  # the file's name as displayed (its module in the project)
+    # The project's index (a ``seedlint.project.index.ProjectIndex``, which sits above this
+    # layer): rules that decide per program read it; None outside a project.
+    project: object = None
 
     @cached_property
     def builder(self) -> ScopeBuilder:

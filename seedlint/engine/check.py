@@ -23,6 +23,7 @@ from seedlint.documents import Document, DocumentError, Source, read_document
 from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.noqa import FileExemption, file_exemption, line_suppresses
 from seedlint.engine.selection import INVALID_FILE, Selection, selection
+from seedlint.project.index import active as active_index
 from seedlint.rules import Rule
 from seedlint.rules.base import Violation
 from seedlint.rules.rng000_invalid_file import InvalidFile
@@ -124,7 +125,7 @@ def check_text(
         if not suppress:
             return Checked([InvalidFile.finding(display, message, row, col)], text, source)
         return Checked(invalid(display, message, chosen, row, col, text), text, source)
-    facts = ModuleFacts(tree, chosen.options, text)
+    facts = ModuleFacts(tree, chosen.options, text, display, active_index())
     checked = Checked([], text, source, facts)
     exemption = file_exemption(text) if suppress else FileExemption(False, frozenset())
     ignored = chosen.ignored_for(display) if suppress else frozenset()

@@ -1,4 +1,8 @@
-"""RNG004: torch's generators left unseeded while other streams are seeded."""
+"""RNG004: a program seeds `random`/`np.random` (or only `torch.cuda`) but never torch.
+
+Decided per program through the project's index: an entry point (a script's top level, its
+``__main__`` block, a test function) with everything it calls, across modules.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ from seedlint.fixes.locate import child_blocks, end, innermost_statement, start
 from seedlint.fixes.seeds import expression_text, find_seed, reusable, seed_argument
 from seedlint.prefilter.scan import may_mean
 from seedlint.prefilter.words import WordGroups
+from seedlint.project.index import ProjectIndex, Verdict, single
+from seedlint.project.summary import function_keys, summarize
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
@@ -44,6 +50,9 @@ class SeedBlock:
     owner: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]
     calls: tuple[SeedCall, ...]
     case: str  # "unseeded-torch", "cuda-only", "current-device-only"
+    library: bool = False  # a seeding helper no program reaches
+    completed: bool = False  # some program reaching it seeds torch elsewhere: the fix is unsafe
+    entry: str = ""  # the program flagged ("module:function")
 
 
 @dataclass(frozen=True)
@@ -58,54 +67,59 @@ class MissingCudaSeedingViolation(Violation):
 
 class MissingCudaSeeding(Rule):
     code = "RNG004"
-    name = "missing-cuda-seeding"
-    summary = "torch's CPU and CUDA generators are left unseeded while other streams are seeded"
+    name = "torch-unseeded-in-seeded-program"
+    summary = "a program seeds `random`/`np.random` (or only `torch.cuda`) but never seeds torch"
     fix_availability = FixAvailability.ALWAYS
     doc = """
 ## What it does
-Checks for a module that seeds some random streams but leaves torch's generators unseeded:
+Checks for a *program* that seeds some random streams but leaves torch's generators unseeded. A
+program is an entry point (a script's top-level code and its `__main__` block, or a test
+function in a test file) with everything it calls in the project, across modules: seeding
+helpers in other files (`utils.set_seed(seed)`, `init_seeds()` calling
+`torch_utils.init_seeds()`), base classes reached through `super().__init__()`, re-exports and
+star imports all count. It flags:
 
-- (a) it imports torch and seeds `random` and/or `np.random`, but never seeds torch;
-- (b) it seeds torch only through `torch.cuda.manual_seed`/`torch.cuda.manual_seed_all`, never
-  `torch.manual_seed`;
+- (a) a program that seeds `random` and/or `np.random` and draws torch randomness (builds a
+  module, calls `torch.rand*` or dropout, shuffles a DataLoader), but never seeds torch;
+- (b) a program that seeds torch only through `torch.cuda.manual_seed`/`manual_seed_all`;
 - (c) as (b), with `torch.cuda.manual_seed` (the *current* device only) in a module that uses
-  several devices in one process (`DataParallel`, `torch.cuda.device_count()`, `"cuda:1"`-style
-  devices) and no `manual_seed_all`.
+  several devices (`DataParallel`, `torch.cuda.device_count()`, `"cuda:1"`) and no
+  `manual_seed_all`.
 
-One finding per seed block (the seeding calls of one function, or of the module's top level), at
-its first seeding call. For (a), a block counts when it is there to make the run repeatable: at
-the module's top level, in `main` or a function whose name says seeding (`set_seed`,
-`seed_everything`, `make_deterministic`, ...), or seeding both `random` and `np.random`. A
-library function that seeds `random` only for a fixed local sample of its own is not flagged.
+In library code that no program of the project reaches, it flags only a seeding helper (it
+seeds two or more streams, or its name says it seeds: `set_seed`, `make_deterministic`, ...)
+that leaves torch out and that its callers in the project do not complete.
 
-It never flags a module that calls `torch.manual_seed`, or a seeding helper from `seed-functions`
-(Lightning's `seed_everything`, `transformers.set_seed`, `transformers.enable_full_determinism`,
-`accelerate.utils.set_seed`): `torch.manual_seed` already seeds every CUDA device, so a
-`torch.cuda.manual_seed_all` after it is redundant, and no fix ever adds one.
+One finding per seed block (the seeding calls of one function, or of a module's top level), at
+its first seeding call. Never flagged: scoped seeding (state saved and restored,
+`torch.random.fork_rng`, a context manager that saves, seeds, yields and restores, a CUDA
+RNG-state tracker), seeding inside a DataLoader's `worker_init_fn`, seeds read from the clock or
+the OS (`np.random.seed(int(time.time()))`, `random.seed()`), and programs that draw no torch
+randomness. A program that calls `torch.manual_seed` or a seeding helper from `seed-functions`
+(Lightning's `seed_everything`, `transformers.set_seed`, `accelerate.utils.set_seed`) anywhere
+is complete: `torch.manual_seed` already seeds every CUDA device.
 
 ## Why is this bad?
 `torch.manual_seed(seed)` seeds the CPU generator **and** every CUDA device (and MPS, XPU, MTIA),
 lazily if CUDA is not initialised yet (`torch/random.py`, `manual_seed`). Seeding `random` and
-`numpy` does not touch torch at all: model initialisation, dropout, `torch.rand*`, shuffling and the
-DataLoader's worker seeds still differ on every run.
+`numpy` does not touch torch at all: model initialisation, dropout, `torch.rand*`, shuffling and
+the DataLoader's worker seeds still differ on every run.
 
-`torch.cuda.manual_seed*` alone seeds only CUDA: the CPU generator, which initialises models built
-on the CPU and draws every DataLoader's order and `base_seed`, stays unseeded. And
+`torch.cuda.manual_seed*` alone seeds only CUDA: the CPU generator, which initialises models
+built on the CPU and draws every DataLoader's order and `base_seed`, stays unseeded. And
 `torch.cuda.manual_seed` seeds only the current device; its docstring warns that this is
 "insufficient to get determinism" with several GPUs.
 
 ## Fix safety
 The fix adds `torch.manual_seed(SEED)` right after the statement that makes the seed block's last
-seeding call (the `torch.cuda` one in cases (b) and (c): `torch.manual_seed` seeds every CUDA
-device, so it covers (c) too, and no `torch.cuda.manual_seed_all` is ever added), or just before
-that statement when it returns or raises. `SEED` is that call's own argument when the argument has
-no call in it and is not known to be `None`; otherwise the seed the program names there, else the
-`fix-seed` setting (the same search as RNG001's fix). `torch` is written under the name the
-module binds to it; `import torch` is added when the name is not bound, and
-`import torch as torch_` (a free name) when `torch` means something else.
+seeding call (or just before it when that statement returns or raises). `SEED` is that call's
+own argument when it has no call in it and is not known to be `None`; otherwise the seed the
+program names there, else the `fix-seed` setting. `torch` is written under the name the module
+binds to it; `import torch` is added when the name is not bound.
 
 It only adds seeding, so it is **safe**; it changes the random numbers torch draws afterwards,
-which is its purpose.
+which is its purpose. It is **unsafe** when another program that reaches the same block already
+seeds torch elsewhere: the added call reseeds torch for that program too.
 
 ## Options
 - `seed-functions`: more helpers that seed everything (qualified names).
@@ -115,13 +129,30 @@ which is its purpose.
 - PyTorch, Reproducibility notes: `torch.manual_seed` "to seed the RNG for all devices (both CPU
   and CUDA)".
 - PyTorch source, `torch/random.py` (`manual_seed`), `torch/cuda/random.py` (`manual_seed`,
-  `manual_seed_all`).
+  `manual_seed_all`), `torch/random.py` (`fork_rng`).
 """
 
     valid = (
         Valid(
             "import random\n\nimport numpy as np\nimport torch\n\n\ndef set_seed(seed):\n"
             "    random.seed(seed)\n    np.random.seed(seed)\n    torch.manual_seed(seed)\n"
+        ),
+        # The program draws no torch randomness: torch only saves a tensor.
+        Valid(
+            "import numpy as np\nimport torch\n\nnp.random.seed(0)\n"
+            "torch.save(torch.tensor(np.random.rand(3)), 'x.pt')\n"
+        ),
+        # Scoped seeding: the state is saved and restored.
+        Valid(
+            "import contextlib\n\nimport numpy as np\nimport torch\n\n\n"
+            "@contextlib.contextmanager\ndef temp_seed(seed):\n    state = np.random.get_state()\n"
+            "    np.random.seed(seed)\n    try:\n        yield\n    finally:\n"
+            "        np.random.set_state(state)\n"
+        ),
+        # A deliberate time-based reseed in a program that seeds torch.
+        Valid(
+            "import time\n\nimport numpy as np\nimport torch\n\ntorch.manual_seed(0)\n"
+            "model = torch.nn.Linear(2, 2)\nnp.random.seed(int(time.time()))\n"
         ),
     )
     invalid = (
@@ -137,11 +168,18 @@ which is its purpose.
             fixed="import torch\n\n\ndef set_seed(seed):\n    torch.cuda.manual_seed_all(seed)\n"
             "    torch.manual_seed(seed)\n",
         ),
+        Invalid(
+            "import numpy as np\nimport torch\n\n\ndef main():\n    np.random.seed(0)\n"
+            "    return torch.nn.Linear(4, 2)\n\n\nif __name__ == '__main__':\n    main()\n",
+            fixed="import numpy as np\nimport torch\n\n\ndef main():\n    np.random.seed(0)\n"
+            "    torch.manual_seed(0)\n    return torch.nn.Linear(4, 2)\n\n\n"
+            "if __name__ == '__main__':\n    main()\n",
+        ),
     )
 
     def triggers(self, options: AnalysisOptions) -> WordGroups:
-        # A finding needs torch, and a `random`, `numpy.random` or `torch.cuda` seeding call.
-        return (("seed",), ("random", "cuda"), ("torch",))
+        # A finding needs a `random`, `numpy.random` or `torch.cuda` seeding call in the file.
+        return (("seed",), ("random", "cuda"))
 
     def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
         # `seed` is in most PyTorch files; a `random`, `numpy.random` or `torch.cuda` seeding
@@ -149,28 +187,19 @@ which is its purpose.
         return may_mean(raw, _REPORTED_SEEDING)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
-        calls = facts.seed_calls
-        kinds = {c.kind for c in calls}
-        if Seeding.TORCH in kinds or Seeding.HELPER in kinds:
+        index = _index(facts)
+        path = facts.path or "<module>"
+        verdicts = index.unseeded_torch(path)
+        if not verdicts:
             return
-        if not facts.resolver.imports_module("torch"):
-            return
-        cuda_kinds = {Seeding.CUDA_CURRENT, Seeding.CUDA_ALL}
-        if kinds & cuda_kinds:
-            current_only = Seeding.CUDA_ALL not in kinds and _multi_device(facts)
-            wanted = cuda_kinds
-            case = "current-device-only" if current_only else "cuda-only"
-        elif kinds & {Seeding.RANDOM, Seeding.NUMPY}:
-            wanted, case = {Seeding.RANDOM, Seeding.NUMPY}, "unseeded-torch"
-        else:
-            return
-        workers = _worker_init_functions(facts)
-        for block in _blocks(facts, [c for c in calls if c.kind in wanted], case):
-            if case == "unseeded-torch" and not _seeds_the_run(block):
+        owners = _owners(facts)
+        for verdict in verdicts:
+            owner = owners.get(verdict.key)
+            if owner is None:
                 continue
-            if id(block.owner) in workers:
-                continue  # runs in a DataLoader worker, where PyTorch has seeded torch
-            yield MissingCudaSeedingViolation(block.calls[0].call, block)
+            block = _block(facts, owner, verdict)
+            if block is not None:
+                yield MissingCudaSeedingViolation(block.calls[0].call, block)
 
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions
@@ -183,9 +212,9 @@ which is its purpose.
         torch, _ = Names(facts).module("torch", last.scope, at, set())
         seed = _seed(facts, facts.text, last, at, options.fix_seed)
         where = "before" if before else "after"
-        return FixInfo(
-            Applicability.SAFE, f"Add `{torch}.manual_seed({seed})` {where} the last seeding call"
-        )
+        assert isinstance(violation, MissingCudaSeedingViolation)
+        safety = Applicability.UNSAFE if violation.block.completed else Applicability.SAFE
+        return FixInfo(safety, f"Add `{torch}.manual_seed({seed})` {where} the last seeding call")
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
         import libcst as cst
@@ -244,65 +273,77 @@ def _insertion(violation: Violation) -> Optional[tuple[SeedCall, ast.stmt, bool]
     return last, statement, before
 
 
-def _blocks(facts: ModuleFacts, calls: list[SeedCall], case: str) -> Iterator[SeedBlock]:
-    grouped: dict[int, list[SeedCall]] = {}
-    owners: dict[int, Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]] = {}
-    for seed in calls:
-        owner = facts.enclosing_function(seed.scope)
-        grouped.setdefault(id(owner), []).append(seed)
-        owners[id(owner)] = owner
-    for key, group in grouped.items():
-        group.sort(key=lambda s: (s.call.lineno, s.call.col_offset))
-        yield SeedBlock(owners[key], tuple(group), case)
+def _index(facts: ModuleFacts) -> ProjectIndex:
+    """The run's index with this file's summary as its text is now (a file being fixed, or
+    standard input, may differ from what the index was built from); a one-module index outside
+    a project."""
+    summary = summarize(facts)
+    path = facts.path or "<module>"
+    project = facts.project
+    if not isinstance(project, ProjectIndex):
+        return single(path, summary)
+    if project.summary(path) != summary:
+        return project.overlay(path, summary)
+    return project
 
 
-_SEEDING_WORDS = ("seed", "determinis", "reproduc")
+def _owners(
+    facts: ModuleFacts,
+) -> dict[str, Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]]:
+    owners: dict[str, Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]] = {"": facts.tree}
+    keys = function_keys(facts.tree)
+    for node, _ in facts.builder.functions:
+        key = keys.get(id(node))
+        if key is not None:
+            owners[key] = node
+    return owners
 
 
-def _worker_init_functions(facts: ModuleFacts) -> set[int]:
-    """Functions of this module passed to a DataLoader as its ``worker_init_fn``."""
-    found: set[int] = set()
-    for loader in facts.dataloader_calls:
-        value = loader.argument("worker_init_fn")
-        if value is None:
-            continue
-        for meaning in facts.resolver.meanings(value, loader.scope):
-            if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                found.add(id(meaning))
-    return found
+_CUDA_KINDS = frozenset({Seeding.CUDA_CURRENT, Seeding.CUDA_ALL})
 
 
-def _seeds_the_run(block: SeedBlock) -> bool:
-    """Whether a `random`/`np.random` seed block is there to make the run repeatable, rather than
-    to draw a fixed local sample (a library function seeding `random` for its own choice)."""
-    owner = block.owner
-    if isinstance(owner, ast.Module):
-        return True  # a script's top level
-    name = owner.name.lower()
-    if name == "main" or any(word in name for word in _SEEDING_WORDS):
-        return True
-    return len({c.kind for c in block.calls}) > 1  # seeds both `random` and `np.random`
+def _block(
+    facts: ModuleFacts,
+    owner: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module],
+    verdict: Verdict,
+) -> Optional[SeedBlock]:
+    """The owner's seeding calls the verdict is about, in source order."""
+    summary = summarize(facts)
+    function = summary.functions.get(verdict.key)
+    if function is None:
+        return None
+    positions = {(seed.row, seed.col) for seed in function.seeds}
+    wanted = _CUDA_KINDS if verdict.case == "cuda-only" else {Seeding.RANDOM, Seeding.NUMPY}
+    calls = [
+        c
+        for c in facts.seed_calls
+        if c.kind in wanted
+        and (c.call.lineno, c.call.col_offset) in positions
+        and facts.enclosing_function(c.scope) is owner
+    ]
+    if not calls:
+        return None
+    calls.sort(key=lambda c: (c.call.lineno, c.call.col_offset))
+    case = verdict.case
+    if case == "cuda-only":
+        kinds = {c.kind for c in calls}
+        if Seeding.CUDA_ALL not in kinds and _multi_device(facts):
+            case = "current-device-only"
+    return SeedBlock(owner, tuple(calls), case, verdict.library, verdict.completed, verdict.entry)
 
 
 def _message(block: SeedBlock) -> str:
     if block.case == "unseeded-torch":
-        seeded = sorted({_stream(c.kind) for c in block.calls})
-        return (
-            f"{' and '.join(seeded)} seeded but torch is not: call `torch.manual_seed` too "
-            "(it seeds the CPU and every CUDA device); model init, dropout and DataLoader order "
-            "differ on every run"
-        )
-    text = (
-        "torch is seeded only through `torch.cuda`: the CPU generator (CPU model init, "
-        "DataLoader order and worker seeds) stays unseeded; use `torch.manual_seed`, which seeds "
-        "the CPU and every CUDA device"
-    )
+        seeded = " and ".join(sorted({_stream(c.kind) for c in block.calls}))
+        if block.library:
+            return f"Seeding helper seeds {seeded} but not torch: add `torch.manual_seed`"
+        return f"This program seeds {seeded} but never torch: add `torch.manual_seed`"
     if block.case == "current-device-only":
-        text += (
-            ", since `torch.cuda.manual_seed` also seeds only the current device and this module "
-            "uses several"
+        return (
+            "`torch.cuda.manual_seed` seeds one GPU of several and not the CPU: "
+            "use `torch.manual_seed`"
         )
-    return text
+    return "torch seeded only through `torch.cuda` (not the CPU generator): use `torch.manual_seed`"
 
 
 def _stream(kind: Seeding) -> str:

@@ -181,25 +181,32 @@ class Cache:
         return table
 
     def _read_table(self, key: str) -> dict[str, Any]:
-        if self.disabled is not None:
+        body = self.read_signed(f"{key}-{CACHE_FORMAT}.json")
+        if body is None:
             return {}
-        name = f"{key}-{CACHE_FORMAT}.json"
-        try:
-            fd = os.open(self._folder / name, os.O_RDONLY | _NOFOLLOW)
-            with os.fdopen(fd, "rb") as handle:
-                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                    return {}
-                data = handle.read()
-        except (OSError, ValueError):
-            return {}
-        mac, _, body = data.partition(b"\n")
-        if not hmac.compare_digest(mac, self._mac(name, body).encode()):
-            return {}  # not written by seedlint for this user on this machine: ignored
         try:
             table = json.loads(body)
         except ValueError:
             return {}
         return table if isinstance(table, dict) else {}
+
+    def read_signed(self, name: str) -> Optional[bytes]:
+        """The body of the cache file ``name``, or None when it is absent, not a regular file,
+        or not written by seedlint for this user on this machine (its MAC does not match)."""
+        if self.disabled is not None:
+            return None
+        try:
+            fd = os.open(self._folder / name, os.O_RDONLY | _NOFOLLOW)
+            with os.fdopen(fd, "rb") as handle:
+                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    return None
+                data = handle.read()
+        except (OSError, ValueError):
+            return None
+        mac, _, body = data.partition(b"\n")
+        if not hmac.compare_digest(mac, self._mac(name, body).encode()):
+            return None
+        return body
 
     def load(self, settings: Settings) -> None:
         """Read the settings' table now (before the pool forks, so that workers share it)."""
@@ -209,16 +216,24 @@ class Cache:
         return self._table(settings.fingerprint()).get(_key_of(path))
 
     def by_stat(
-        self, settings: Settings, path: str, key: Optional[StatKey]
+        self, settings: Settings, path: str, key: Optional[StatKey], extra: str = ""
     ) -> Optional[list[Finding]]:
+        """``extra``: what else the findings depend on (the project summaries the file
+        consulted); an entry written with another one is not used."""
         entry = self._entry(settings, path)
         if key is None or not isinstance(entry, dict) or entry.get("stat") != list(key):
             return None
+        if entry.get("extra", "") != extra:
+            return None
         return _findings(entry, path)
 
-    def get(self, settings: Settings, path: str, digest: str) -> Optional[list[Finding]]:
+    def get(
+        self, settings: Settings, path: str, digest: str, extra: str = ""
+    ) -> Optional[list[Finding]]:
         entry = self._entry(settings, path)
         if not isinstance(entry, dict) or entry.get("digest") != digest:
+            return None
+        if entry.get("extra", "") != extra:
             return None
         return _findings(entry, path)
 
@@ -230,25 +245,39 @@ class Cache:
         digest: Optional[str],
         findings: list[Finding],
         key: Optional[StatKey] = None,
+        extra: str = "",
     ) -> None:
         if self.disabled is not None or any(f.path != path for f in findings):
             return
         table_key = settings.fingerprint()
-        self._table(table_key)[_key_of(path)] = {
+        entry: dict[str, Any] = {
             "stat": list(key) if key is not None else None,
             "digest": digest,
             "findings": [_finding_to_json(f) for f in findings],
         }
+        if extra:
+            entry["extra"] = extra
+        self._table(table_key)[_key_of(path)] = entry
         self._dirty.add(table_key)
 
     def save(self) -> None:
         if not self._dirty or self.disabled is not None:
             return
+        for key in self._dirty:
+            body = json.dumps(self._tables[key], separators=(",", ":")).encode()
+            if not self.write_signed(f"{key}-{CACHE_FORMAT}.json", body):
+                return
+
+    def write_signed(self, name: str, body: bytes) -> bool:
+        """Write the cache file ``name`` (``body`` under this user's MAC), atomically and never
+        through a link; False (after one warning) when it cannot be written."""
+        if self.disabled is not None:
+            return False
         try:
             created = _make_folder(self.directory)
             if created is not None:
                 self._disable(f"the cache folder {self.directory} is not used: {created}")
-                return
+                return False
             _create_new(self.directory / ".gitignore", "# Automatically created by seedlint.\n*\n")
             _create_new(
                 self.directory / "CACHEDIR.TAG",
@@ -259,22 +288,22 @@ class Cache:
             problem = _make_folder(folder)
             if problem is not None:
                 self._disable(f"the cache folder {folder} is not used: {problem}")
-                return
-            for key in self._dirty:
-                name = f"{key}-{CACHE_FORMAT}.json"
-                body = json.dumps(self._tables[key], separators=(",", ":")).encode()
-                fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-                try:
-                    with os.fdopen(fd, "wb") as handle:
-                        handle.write(self._mac(name, body).encode() + b"\n" + body)
-                    os.replace(tmp, folder / name)  # replaces a link itself, never its target
-                except BaseException:
-                    with contextlib.suppress(OSError):
-                        os.unlink(tmp)
-                    raise
+                return False
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(self._mac(name, body).encode() + b"\n" + body)
+                os.replace(tmp, folder / name)  # replaces a link itself, never its target
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
         except (OSError, ValueError) as error:  # a read-only tree: the run still succeeds
             reason = getattr(error, "strerror", None) or error
             print(f"seedlint: warning: cannot write the cache: {reason}", file=sys.stderr)
+            self.disabled = f"cannot write the cache: {reason}"
+            return False
+        return True
 
 
 def _make_folder(path: Path) -> Optional[str]:

@@ -18,6 +18,7 @@ from seedlint.engine.fix import Fixed, applies, edits_for, fix_bytes, identity
 from seedlint.engine.selection import selection
 from seedlint.fixes.text import unified_diff
 from seedlint.fixes.write import write_fixed
+from seedlint.project.index import active
 from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, stat_key
 from seedlint.run.pool import pool_map
 
@@ -40,6 +41,18 @@ def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
         return None, "cannot read: it is a folder"
     except OSError as error:
         return None, f"cannot read: {error.strerror or error}"
+
+
+def depends(task: FileTask) -> str:
+    """What a file's findings depend on besides its content and settings: for a module the
+    project index summarised from its tree (it seeds, builds loaders or is a script), the
+    digest of the project's summaries (what its rules may consult); nothing for the others,
+    whose rules consult no other module."""
+    index = active()
+    if index is None:
+        return ""
+    summary = index.summary(str(task.path))
+    return index.digest() if summary is not None and summary.full else ""
 
 
 def _read(task: FileTask) -> tuple[Optional[bytes], list[Finding]]:
@@ -69,7 +82,7 @@ def _check_one(task: FileTask, cache: Optional[Cache]) -> _Checked:
         return _Checked([], None, True)  # cannot have a finding: not parsed, not hashed
     content = digest(raw)
     if cache is not None:
-        cached = cache.get(task.settings, task.display, content)
+        cached = cache.get(task.settings, task.display, content, depends(task))
         if cached is not None:
             return _Checked(cached, content, True)
     checked = findings_of(raw, task.display, task.settings)
@@ -93,7 +106,7 @@ def check_files(tasks: Sequence[FileTask], processes: int, cache: Optional[Cache
     for task in tasks:
         key = stat_key(task.path) if task.raw is None else None
         if cache is not None and key is not None:
-            hit = cache.by_stat(task.settings, task.display, key)
+            hit = cache.by_stat(task.settings, task.display, key, depends(task))
             if hit is not None:
                 findings.extend(hit)
                 continue
@@ -113,7 +126,8 @@ def check_files(tasks: Sequence[FileTask], processes: int, cache: Optional[Cache
         findings.extend(result.findings)
         if cache is not None and result.cacheable and task.raw is None:
             trusted = key if key is not None and now - key[2] > _RACY_NS else None
-            cache.put(task.settings, task.display, result.digest, result.findings, trusted)
+            extra = depends(task)
+            cache.put(task.settings, task.display, result.digest, result.findings, trusted, extra)
     return findings
 
 

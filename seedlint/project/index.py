@@ -1,0 +1,459 @@
+"""The index: every module's summary, joined across imports, and the programs RNG004 decides on.
+
+Built once per run before the per-file work (the pool's workers inherit it). Everything is
+computed lazily and remembered: resolving a reference (helper chains through re-exports and
+star imports, methods through the subclass closure), a function's callees and callers, and a
+program's closure (what it seeds and whether it draws torch randomness).
+
+A *program* is an entry point with everything it calls in the project: a module's top-level
+code (its ``__main__`` block included: a script), a module-level ``main`` (console-script
+entry points call it), or a test function in a test file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from seedlint.analysis.names import canonical
+from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
+from seedlint.project.layout import Layout
+from seedlint.project.summary import (
+    CUDA,
+    CUDA_ALL,
+    NUMPY,
+    RANDOM,
+    TOP_LEVEL,
+    TORCH,
+    FunctionSummary,
+    ModuleSummary,
+    draws_name,
+    to_json,
+)
+
+Node = tuple[str, str]  # (path, function key); key OPAQUE: a module known from its bytes only
+OPAQUE = "?"
+# A call that reaches a library function through a project module (a star import, a
+# re-export): ("", "!draw") draws torch randomness, ("", "!seed:<stream>") seeds a stream.
+DRAW: Node = ("", "!draw")
+_EXTERNAL_SEEDS: dict[str, str] = {
+    **{q: RANDOM for q in qualnames_of(frozenset({Seeding.RANDOM}))},
+    **{q: NUMPY for q in qualnames_of(frozenset({Seeding.NUMPY}))},
+    **{q: TORCH for q in qualnames_of(frozenset({Seeding.TORCH}))},
+    **{q: CUDA for q in qualnames_of(frozenset({Seeding.CUDA_CURRENT}))},
+    **{q: CUDA_ALL for q in qualnames_of(frozenset({Seeding.CUDA_ALL}))},
+    **{q: TORCH for q in DEFAULT_SEED_FUNCTIONS},
+}
+_SEEDING_WORDS = ("seed", "determinis", "reproduc")
+_MAX_DEPTH = 12
+
+
+@dataclass(frozen=True)
+class Closure:
+    """What a program (or a function with its callees) does: the streams it seeds (outside
+    scoped seeding) and whether it draws torch randomness."""
+
+    seeds: frozenset[str]
+    draws: bool
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A seed block (a function's own seeding) RNG004 reports.
+
+    ``case``: ``"unseeded-torch"`` or ``"cuda-only"``; ``library``: no program reaches it (a
+    seeding helper); ``completed``: some program reaching it seeds torch elsewhere (the fix is
+    then unsafe); ``entry``: the program flagged, as ``path:key``.
+    """
+
+    key: str
+    case: str
+    library: bool
+    completed: bool
+    entry: str
+
+
+class ProjectIndex:
+    def __init__(self, layout: Layout, summaries: Mapping[str, ModuleSummary]) -> None:
+        self.layout = layout
+        self.summaries: dict[str, ModuleSummary] = {
+            os.path.abspath(p): s for p, s in summaries.items()
+        }
+        for path in self.summaries:
+            if path not in layout.paths:
+                layout.add(path)
+        self._refs: dict[tuple[str, str], tuple[Node, ...]] = {}
+        self._callers: Optional[dict[Node, list[Node]]] = None
+        self._closures: dict[Node, Closure] = {}
+        self._digest: Optional[str] = None
+
+    # -- modules -----------------------------------------------------------------------------
+    def summary(self, path: str) -> Optional[ModuleSummary]:
+        return self.summaries.get(os.path.abspath(path))
+
+    def module_name(self, path: str) -> str:
+        return self.layout.name(os.path.abspath(path))
+
+    def overlay(self, path: str, summary: ModuleSummary) -> ProjectIndex:
+        """This index with ``path``'s summary replaced (a file being fixed, or read from
+        standard input, whose text differs from what the index was built from)."""
+        summaries = dict(self.summaries)
+        summaries[os.path.abspath(path)] = summary
+        return ProjectIndex(self.layout, summaries)
+
+    def digest(self) -> str:
+        """A digest of every summary and the project's layout: a file's findings depend on no
+        more than this (the cache's key beside the file's own content)."""
+        if self._digest is None:
+            hasher = hashlib.blake2b(digest_size=16)
+            for path in sorted(self.summaries):
+                summary = self.summaries[path]
+                hasher.update(path.encode("utf-8", "surrogatepass"))
+                hasher.update(summary_digest(summary).encode())
+            self._digest = hasher.hexdigest()
+        return self._digest
+
+    # -- resolution --------------------------------------------------------------------------
+    def resolve(self, path: str, reference: str) -> tuple[Node, ...]:
+        """The functions a reference of ``path``'s summary may call (a class: its
+        ``__init__`` through its bases)."""
+        key = (path, reference)
+        found = self._refs.get(key)
+        if found is None:
+            self._refs[key] = ()  # a reference resolved in terms of itself reaches nothing
+            found = tuple(dict.fromkeys(self._resolve(path, reference, 0)))
+            self._refs[key] = found
+        return found
+
+    def _resolve(self, path: str, reference: str, depth: int) -> list[Node]:
+        summary = self.summaries.get(path)
+        if summary is None or depth > _MAX_DEPTH:
+            return []
+        kind, name = reference[0], reference[1:]
+        if kind == "@":
+            return self._callable(path, name)
+        if kind == "=":
+            return self._qualified(path, name, depth)
+        if kind in "%^":
+            class_key, _, method = name.rpartition(".")
+            return self._method(path, class_key, method, skip_self=kind == "^")
+        return []
+
+    def _callable(self, path: str, key: str) -> list[Node]:
+        summary = self.summaries[path]
+        if key in summary.classes:
+            return self._method(path, key, "__init__", skip_self=False)
+        if key in summary.functions:
+            return [(path, key)]
+        return []
+
+    def _qualified(self, path: str, qualname: str, depth: int) -> list[Node]:
+        found = self.layout.resolve(path, qualname)
+        if found is None:
+            if depth == 0:
+                return []  # the module's own library call: its summary already judged it
+            name = canonical(qualname)
+            stream = _EXTERNAL_SEEDS.get(name)
+            if stream is not None:
+                return [("", "!seed:" + stream)]
+            return [DRAW] if draws_name(name) else []
+        target, rest = found
+        return self._inside(target, rest, depth + 1)
+
+    def _inside(self, target: str, rest: tuple[str, ...], depth: int) -> list[Node]:
+        """What ``target``'s name ``rest`` (``("set_seed",)``, ``("C", "m")``) is."""
+        summary = self.summaries.get(target)
+        if summary is None or not rest or depth > _MAX_DEPTH:
+            return []
+        if not summary.full:
+            return [(target, OPAQUE)]
+        key = ".".join(rest)
+        if key in summary.functions or key in summary.classes:
+            return self._callable(target, key)
+        if len(rest) == 2 and rest[0] in summary.classes:
+            return self._method(target, rest[0], rest[1], skip_self=False)
+        alias = summary.aliases.get(rest[0])
+        if alias is not None:
+            tail = ".".join(rest[1:])
+            return self._qualified(target, f"{alias}.{tail}" if tail else alias, depth)
+        for star in summary.stars:
+            joined = f"{star}{key}" if star.endswith(".") else f"{star}.{key}"
+            found = self._qualified(target, joined, depth)
+            if found:
+                return found
+        return []
+
+    def _method(self, path: str, class_key: str, method: str, skip_self: bool) -> list[Node]:
+        """``method`` looked up through the class ``class_key`` of ``path`` and its bases (the
+        subclass closure across modules)."""
+        seen: set[tuple[str, str]] = set()
+        stack = [(path, class_key, skip_self)]
+        found: list[Node] = []
+        while stack:
+            current, key, skip = stack.pop(0)
+            if (current, key) in seen and not skip:
+                continue
+            seen.add((current, key))
+            summary = self.summaries.get(current)
+            if summary is None:
+                continue
+            if not summary.full:
+                found.append((current, OPAQUE))
+                continue
+            info = summary.classes.get(key)
+            if info is None:
+                continue
+            if not skip and method in info.methods:
+                found.append((current, f"{key}.{method}"))
+                continue
+            for base in info.bases:
+                for base_path, base_key in self._classes(current, base):
+                    stack.append((base_path, base_key, False))
+        return found
+
+    def _classes(self, path: str, reference: str) -> list[tuple[str, str]]:
+        """The classes (path, key) a base-class reference denotes."""
+        if reference.startswith("@"):
+            return [(path, reference[1:])]
+        if not reference.startswith("="):
+            return []
+        found = self.layout.resolve(path, reference[1:])
+        if found is None:
+            return []
+        target, rest = found
+        for _ in range(_MAX_DEPTH):
+            summary = self.summaries.get(target)
+            if summary is None or not rest:
+                return []
+            if not summary.full:
+                return [(target, OPAQUE)]
+            key = ".".join(rest)
+            if key in summary.classes:
+                return [(target, key)]
+            alias = summary.aliases.get(rest[0])
+            if alias is None:
+                return []
+            tail = ".".join(rest[1:])
+            found = self.layout.resolve(target, f"{alias}.{tail}" if tail else alias)
+            if found is None:
+                return []
+            target, rest = found
+        return []
+
+    def is_subclass(self, path: str, reference: str, bases: frozenset[str]) -> bool:
+        """Whether a class reference of ``path`` derives (through the project) from one of the
+        qualified names ``bases``."""
+        stack = self._classes(path, reference)
+        seen: set[tuple[str, str]] = set()
+        while stack:
+            current, key = stack.pop()
+            if (current, key) in seen:
+                continue
+            seen.add((current, key))
+            summary = self.summaries.get(current)
+            info = summary.classes.get(key) if summary is not None else None
+            if info is None:
+                continue
+            for base in info.bases:
+                if base.startswith("=") and base[1:] in bases:
+                    return True
+                stack.extend(self._classes(current, base))
+        return False
+
+    # -- the call graph ----------------------------------------------------------------------
+    def function(self, node: Node) -> Optional[FunctionSummary]:
+        summary = self.summaries.get(node[0])
+        return None if summary is None else summary.functions.get(node[1])
+
+    def callees(self, node: Node) -> list[Node]:
+        function = self.function(node)
+        if function is None:
+            return []
+        result: list[Node] = []
+        for reference in function.calls:
+            result.extend(self.resolve(node[0], reference))
+        return result
+
+    def callers(self, node: Node) -> list[Node]:
+        if self._callers is None:
+            callers: dict[Node, list[Node]] = {}
+            for path, summary in self.summaries.items():
+                if not summary.full:
+                    continue
+                for key in summary.functions:
+                    caller = (path, key)
+                    for callee in self.callees(caller):
+                        callers.setdefault(callee, []).append(caller)
+            self._callers = callers
+        return self._callers.get(node, [])
+
+    def closure(self, start: Node) -> Closure:
+        """What ``start`` and everything it calls in the project seed and draw. Seeding inside
+        scoped code (state saved and restored, ``fork_rng``), and everything it calls, does not
+        count."""
+        cached = self._closures.get(start)
+        if cached is not None:
+            return cached
+        seeds: set[str] = set()
+        draws = False
+        seen: set[tuple[Node, bool]] = set()
+        stack: list[tuple[Node, bool]] = [(start, False)]
+        while stack:
+            node, scoped = stack.pop()
+            if (node, scoped) in seen:
+                continue
+            seen.add((node, scoped))
+            if node[1].startswith("!"):
+                draws = draws or node == DRAW
+                if node[1].startswith("!seed:") and not scoped:
+                    seeds.add(node[1][len("!seed:") :])
+                continue
+            if node[1] == OPAQUE:
+                summary = self.summaries.get(node[0])
+                draws = draws or (summary is not None and summary.may_draw)
+                continue
+            function = self.function(node)
+            if function is None:
+                continue
+            draws = draws or function.draws
+            inner = scoped or function.scoped
+            if not inner and not function.worker:
+                seeds.update(seed.stream for seed in function.seeds)
+            for callee in self.callees(node):
+                stack.append((callee, inner))
+        result = Closure(frozenset(seeds), draws)
+        self._closures[start] = result
+        return result
+
+    def is_entry(self, node: Node) -> bool:
+        if node[1] in (TOP_LEVEL, "main"):
+            return True  # a module's top level (and `__main__` block), its `main` function
+        function = self.function(node)
+        return function is not None and function.test and _test_file(node[0])
+
+    def reaching(self, node: Node) -> tuple[list[Node], list[Node]]:
+        """(the entry points whose programs reach ``node``, the functions reaching it that no
+        project code calls), ``node`` itself included."""
+        entries: list[Node] = []
+        roots: list[Node] = []
+        seen = {node}
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if self.is_entry(current):
+                entries.append(current)
+            callers = self.callers(current)
+            if not callers:
+                roots.append(current)
+            for caller in callers:
+                if caller not in seen:
+                    seen.add(caller)
+                    stack.append(caller)
+        return entries, roots
+
+    # -- RNG004 ------------------------------------------------------------------------------
+    def unseeded_torch(self, path: str) -> list[Verdict]:
+        """The seed blocks of ``path`` whose programs seed other streams (or torch only through
+        ``torch.cuda``), draw torch randomness and never seed torch; and, where no program
+        reaches a block, the seeding helpers that leave torch out and that no caller
+        completes."""
+        path = os.path.abspath(path)
+        summary = self.summaries.get(path)
+        if summary is None or not summary.full:
+            return []
+        verdicts: list[Verdict] = []
+        for key, function in summary.functions.items():
+            streams = {seed.stream for seed in function.seeds}
+            if not streams & {RANDOM, NUMPY, CUDA, CUDA_ALL} or TORCH in streams:
+                continue
+            if function.scoped or function.worker:
+                continue
+            verdict = self._verdict(path, key, streams, summary)
+            if verdict is not None:
+                verdicts.append(verdict)
+        return verdicts
+
+    def _verdict(
+        self, path: str, key: str, streams: set[str], summary: ModuleSummary
+    ) -> Optional[Verdict]:
+        node = (path, key)
+        entries, roots = self.reaching(node)
+        cuda = bool(streams & {CUDA, CUDA_ALL})
+        if entries:
+            flagged: Optional[tuple[Node, str]] = None
+            completed = False
+            for entry in sorted(entries):
+                closure = self.closure(entry)
+                if TORCH in closure.seeds:
+                    completed = True
+                    continue
+                if not closure.draws:
+                    continue  # no torch randomness: nothing for torch's seed to fix
+                case = "cuda-only" if closure.seeds & {CUDA, CUDA_ALL} else "unseeded-torch"
+                if (case == "cuda-only") != cuda:
+                    continue  # reported at the program's other seed block
+                if flagged is None:
+                    flagged = (entry, case)
+            if flagged is None:
+                return None
+            entry, case = flagged
+            where = f"{self.module_name(entry[0])}:{entry[1] or '<module>'}"
+            return Verdict(key, case, False, completed, where)
+        # Library code: only a seeding helper, when its callers do not complete it.
+        name = key.rsplit(".", 1)[-1].lower()
+        own = self.closure(node)
+        # A seeding helper: it seeds two or more streams, its name says it seeds, or it seeds
+        # and draws torch randomness itself (a program of its own).
+        helper = any(word in name for word in _SEEDING_WORDS) or len(streams) >= 2 or own.draws
+        if not helper or not summary.imports_torch or TORCH in own.seeds:
+            return None
+        others = [root for root in roots if root != node]
+        if not others and any(
+            any(seed.stream == TORCH for seed in function.seeds)
+            for function in summary.functions.values()
+        ):
+            return None  # called nowhere, beside a module that seeds torch: its API is whole
+        if others and all(TORCH in self.closure(root).seeds for root in others):
+            return None
+        completed = any(TORCH in self.closure(root).seeds for root in others)
+        case = "cuda-only" if cuda else "unseeded-torch"
+        return Verdict(key, case, True, completed, "")
+
+
+def summary_digest(summary: ModuleSummary) -> str:
+    if not summary.full:
+        return "light-draws" if summary.may_draw else "light"
+    blob = json.dumps(to_json(summary), sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.blake2b(blob, digest_size=12).hexdigest()
+
+
+def _test_file(path: str) -> bool:
+    name = os.path.basename(path)
+    if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+        return True
+    parts = os.path.dirname(path).split(os.sep)
+    return "tests" in parts or "test" in parts
+
+
+def single(path: str, summary: ModuleSummary, paths: Iterable[str] = ()) -> ProjectIndex:
+    """An index of one module (standard input, or a check without a project)."""
+    folder = Path(os.path.dirname(os.path.abspath(path)))
+    return ProjectIndex(Layout(folder, paths), {path: summary})
+
+
+# The index of the run in progress: set by the run layer before the pool forks (and by the
+# flake8 plugin), read by the check through ModuleFacts.
+_ACTIVE: list[Optional[ProjectIndex]] = [None]
+
+
+def active() -> Optional[ProjectIndex]:
+    return _ACTIVE[0]
+
+
+def activate(index: Optional[ProjectIndex]) -> None:
+    _ACTIVE[0] = index

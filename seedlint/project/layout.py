@@ -1,0 +1,127 @@
+"""Where a project starts, what each of its files is called, and what an import reaches.
+
+The root is the nearest folder upwards holding ``pyproject.toml``, ``setup.py``, ``setup.cfg``
+or ``.git``. An import is resolved the way Python would find it in a checkout: relative imports
+from the importing file's package; absolute ones from the importing file's own folder (a
+script's ``sys.path[0]``), each folder above it up to the root, and the root's ``src/``, so that
+packages, ``src/`` layouts, namespace packages (no ``__init__.py``) and script folders all work.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Optional
+
+ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder at or above ``start`` holding a root marker (``start``'s own folder
+    when none does)."""
+    start = Path(os.path.abspath(start))
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder, *folder.parents):
+        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+            return candidate
+    return folder
+
+
+def module_name(path: Path, root: Path) -> str:
+    """The dotted name of ``path`` relative to ``root`` (``src/`` dropped, ``__init__``
+    meaning the package itself); the file's stem when it lies outside the root."""
+    try:
+        parts = list(Path(os.path.abspath(path)).relative_to(root).with_suffix("").parts)
+    except ValueError:
+        return Path(path).stem
+    if parts and parts[0] == "src" and len(parts) > 1:
+        parts = parts[1:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts) or root.name
+
+
+class Layout:
+    """The project's Python files, and what an import in one of them reaches."""
+
+    def __init__(self, root: Path, paths: Iterable[str]) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.paths: set[str] = set()
+        # "folder/sub/name" (no suffix; packages as "folder/pkg/__init__") -> the file's path.
+        self._files: dict[str, str] = {}
+        for path in paths:
+            self.add(path)
+        self._memo: dict[tuple[str, str], Optional[tuple[str, tuple[str, ...]]]] = {}
+
+    def add(self, path: str) -> None:
+        absolute = os.path.abspath(path)
+        self.paths.add(absolute)
+        stem, suffix = os.path.splitext(absolute)
+        if suffix in (".py", ".pyi") and (suffix == ".py" or stem not in self._files):
+            self._files[stem] = absolute
+
+    def name(self, path: str) -> str:
+        return module_name(Path(path), self.root)
+
+    def resolve(self, importer: str, dotted: str) -> Optional[tuple[str, tuple[str, ...]]]:
+        """The file an import of ``dotted`` (leading dots: relative) from ``importer`` reaches,
+        with the attribute names after the module: ``("/p/utils/seed.py", ("set_seed",))``."""
+        folder = os.path.dirname(os.path.abspath(importer))
+        key = (folder, dotted)
+        if key in self._memo:
+            return self._memo[key]
+        found = self._resolve(folder, dotted)
+        self._memo[key] = found
+        return found
+
+    def _resolve(self, folder: str, dotted: str) -> Optional[tuple[str, tuple[str, ...]]]:
+        level = len(dotted) - len(dotted.lstrip("."))
+        parts = tuple(p for p in dotted[level:].split(".") if p)
+        if level:
+            base = folder
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            return self._module_in(base, parts, 0)
+        if not parts:
+            return None
+        for base in self._search_roots(folder):
+            found = self._module_in(base, parts, 1)
+            if found is not None:
+                return found
+        return None
+
+    def _search_roots(self, folder: str) -> list[str]:
+        roots: list[str] = []
+        current = folder
+        root = str(self.root)
+        while True:
+            roots.append(current)
+            if current == root or len(current) <= len(root):
+                break
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        source = os.path.join(root, "src")
+        if source not in roots:
+            roots.append(source)
+        return roots
+
+    def _module_in(
+        self, base: str, parts: tuple[str, ...], least: int
+    ) -> Optional[tuple[str, tuple[str, ...]]]:
+        """The longest prefix of ``parts`` (at least ``least`` names) that is a module under
+        ``base``, and the names after it."""
+        for count in range(len(parts), least - 1, -1):
+            stem = os.path.join(base, *parts[:count])
+            candidates = (
+                (stem, os.path.join(stem, "__init__"))
+                if count
+                else (os.path.join(base, "__init__"),)
+            )
+            for candidate in candidates:
+                path = self._files.get(candidate)
+                if path is not None:
+                    return path, parts[count:]
+        return None

@@ -1,0 +1,506 @@
+"""A small, picklable summary of one module: what each function seeds, draws and calls.
+
+Computed from the stdlib ``ast`` facts once per module (and cached by content hash), so that
+the index can join modules without parsing them again. Calls are kept as references the index
+resolves across the project:
+
+* ``"@key"``: a function or class of this module (``f``, ``C``, ``C.m``, ``f.inner``);
+* ``"=name"``: a qualified name as the module spells it (``utils.set_seed``, ``.seed.set_seed``
+  with leading dots for a relative import);
+* ``"%C.m"``: ``self.m()`` in a method of ``C`` (looked up through ``C``'s bases);
+* ``"^C.m"``: ``super().m()`` in a method of ``C`` (looked up from ``C``'s bases).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from seedlint.analysis.facts import ModuleFacts
+from seedlint.analysis.names import FunctionNode, Scope
+from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
+from seedlint.prefilter.scan import may_mean
+
+# The streams a seeding call sets: `random`, `np.random`, torch (CPU and every device), CUDA's
+# current device, every CUDA device.
+RANDOM, NUMPY, TORCH, CUDA, CUDA_ALL = "random", "numpy", "torch", "cuda", "cuda_all"
+_STREAM = {
+    Seeding.RANDOM: RANDOM,
+    Seeding.NUMPY: NUMPY,
+    Seeding.TORCH: TORCH,
+    Seeding.HELPER: TORCH,  # seed_everything and the like seed torch (and the rest)
+    Seeding.CUDA_CURRENT: CUDA,
+    Seeding.CUDA_ALL: CUDA_ALL,
+}
+TOP_LEVEL = ""  # the key of a module's top-level code (its `__main__` block included)
+
+# Calls that draw from torch's default generators (pytorch-rng.md: the CPU generator draws
+# module initialisation, `torch.rand*`, dropout masks, random splits and samplers).
+_DRAWS = frozenset(
+    {
+        "torch.rand",
+        "torch.randn",
+        "torch.randint",
+        "torch.randperm",
+        "torch.rand_like",
+        "torch.randn_like",
+        "torch.randint_like",
+        "torch.bernoulli",
+        "torch.multinomial",
+        "torch.normal",
+        "torch.poisson",
+        "torch.dropout",
+        "torch.utils.data.random_split",
+        "torch.utils.data.RandomSampler",
+        "torch.nn.functional.dropout",
+        "torch.nn.functional.dropout1d",
+        "torch.nn.functional.dropout2d",
+        "torch.nn.functional.dropout3d",
+        "torch.nn.functional.alpha_dropout",
+        "torch.nn.functional.feature_alpha_dropout",
+        "timm.create_model",
+    }
+)
+_NOT_RANDOM_INIT = frozenset({"constant_", "zeros_", "ones_", "eye_", "dirac_", "calculate_gain"})
+_NN_CONTAINERS = frozenset(
+    {
+        "Module",
+        "ModuleList",
+        "ModuleDict",
+        "Sequential",
+        "Parameter",
+        "ParameterList",
+        "ParameterDict",
+        "Identity",
+        "DataParallel",
+        "Flatten",
+        "Unflatten",
+    }
+)
+_TENSOR_DRAWS = frozenset(
+    {"uniform_", "normal_", "bernoulli_", "random_", "exponential_", "cauchy_", "log_normal_"}
+)
+_STATE_SAVES = frozenset({"getstate", "get_state", "get_rng_state", "get_rng_state_all"})
+_STATE_RESTORES = frozenset({"setstate", "set_state", "set_rng_state", "set_rng_state_all"})
+# Seeds read from the clock or the OS: a deliberate fresh start, not a run's seed.
+_ENTROPY = frozenset({"time", "time_ns", "perf_counter", "now", "urandom", "getpid", "token_bytes"})
+# Modules that are never first-party: calls into them are not kept as references.
+_EXTERNAL = frozenset(
+    {
+        "torch",
+        "numpy",
+        "random",
+        "os",
+        "sys",
+        "math",
+        "time",
+        "logging",
+        "json",
+        "re",
+        "argparse",
+        "collections",
+        "functools",
+        "itertools",
+        "typing",
+        "pathlib",
+        "dataclasses",
+        "warnings",
+        "copy",
+        "shutil",
+        "subprocess",
+        "builtins",
+        "abc",
+        "enum",
+        "inspect",
+        "pickle",
+        "datetime",
+        "contextlib",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A deterministic seeding call: the stream it seeds and where (1-based row, 0-based col)."""
+
+    stream: str
+    row: int
+    col: int
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    row: int
+    seeds: tuple[Seed, ...] = ()  # deterministic seeding in its own body, in source order
+    scoped: bool = False  # saves and restores RNG state (or forks it): its seeding is temporary
+    draws: bool = False  # draws torch randomness in its own body
+    calls: tuple[str, ...] = ()  # references (see the module docstring)
+    test: bool = False  # named like a test function (`test_*`, in a module or a `Test*` class)
+    worker: bool = False  # passed to a DataLoader as `worker_init_fn`: runs in the workers
+
+
+@dataclass(frozen=True)
+class ClassSummary:
+    bases: tuple[str, ...]  # references, as for calls
+    methods: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModuleSummary:
+    """``full``: computed from the module's tree; a module without seeding, loader or
+    ``__main__`` words is summarised from its bytes alone (``may_draw`` only)."""
+
+    full: bool
+    may_draw: bool = False
+    functions: Mapping[str, FunctionSummary] = field(default_factory=dict)
+    classes: Mapping[str, ClassSummary] = field(default_factory=dict)
+    aliases: Mapping[str, str] = field(default_factory=dict)  # module-level imports
+    stars: tuple[str, ...] = ()
+    imports_torch: bool = False
+    main: bool = False  # has an `if __name__ == "__main__":` block
+
+
+# A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
+# `utils.set_torch_seed(`), a re-export of one, or a script's `__main__` block. Library calls
+# that seed are recognised by the resolver's own pre-filter (``may_mean``).
+_SEED_WORD = re.compile(rb"[sS][eE][eE][dD]")
+_HELPER_CALL = re.compile(rb"([sS][eE][eE][dD]\w*)\s*\(")
+_LIBRARY_CALLS = frozenset(
+    {b"manual_seed", b"manual_seed_all", b"seed", b"initial_seed", b"seed_all"}
+)
+_REEXPORT = re.compile(rb"import[^\n]*[sS][eE][eE][dD]")
+_SEEDING = frozenset({*qualnames_of(frozenset(Seeding)), *DEFAULT_SEED_FUNCTIONS})
+_DRAW_WORDS = re.compile(
+    rb"nn\.|rand|[dD]ropout|shuffle|init\.|create_model|torchvision\.models|_split|Linear|Conv"
+)
+
+
+def needs_tree(raw: bytes) -> bool:
+    """Whether the module needs a real summary (the index's pre-filter): one that makes no
+    seeding call, calls no seeding helper, re-exports none and is no script seeds nothing a
+    program could reach, and is summarised from its bytes alone."""
+    if _SEED_WORD.search(raw) is None:
+        return b"__main__" in raw
+    if b"__main__" in raw or _REEXPORT.search(raw) is not None:
+        return True
+    for match in _HELPER_CALL.finditer(raw):
+        begin = match.start()
+        while begin > 0 and (raw[begin - 1 : begin].isalnum() or raw[begin - 1] == 95):
+            begin -= 1  # back to the start of the name (`_` is 95)
+        if raw[begin : match.end(1)] not in _LIBRARY_CALLS:
+            return True
+    return may_mean(raw, _SEEDING)
+
+
+def light(raw: bytes) -> ModuleSummary:
+    """The summary of a module that :func:`needs_tree` rules out, from its bytes."""
+    return ModuleSummary(full=False, may_draw=_DRAW_WORDS.search(raw) is not None)
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def function_keys(tree: ast.Module) -> dict[int, str]:
+    """``id(def or class node) -> key``: ``f``, ``C``, ``C.m``, ``f.inner`` (statements only
+    are walked: expressions hold no definitions)."""
+    keys: dict[int, str] = {}
+    stack: list[tuple[ast.AST, str]] = [(tree, "")]
+    while stack:
+        node, prefix = stack.pop()
+        for name in _BODIES:
+            for child in getattr(node, name, ()):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    key = prefix + child.name
+                    keys.setdefault(id(child), key)
+                    stack.append((child, key + "."))
+                elif isinstance(child, (ast.stmt, ast.excepthandler)) or hasattr(child, "body"):
+                    stack.append((child, prefix))
+    return keys
+
+
+def summarize(facts: ModuleFacts) -> ModuleSummary:
+    return _Summarizer(facts).summary()
+
+
+class _Summarizer:
+    def __init__(self, facts: ModuleFacts) -> None:
+        self.facts = facts
+        self.keys = function_keys(facts.tree)
+        self.owner_class: dict[int, ast.ClassDef] = {}
+        for node, _ in facts.builder.classes:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.owner_class[id(item)] = node
+
+    def summary(self) -> ModuleSummary:
+        facts = self.facts
+        seeds: dict[str, list[Seed]] = {}
+        draws: set[str] = set()
+        calls: dict[str, list[str]] = {}
+        saves: set[str] = set()
+        restores: set[str] = set()
+        seed_nodes = facts.seed_call_by_node
+        for call, scope in facts.builder.calls:
+            owner = facts.enclosing_function(scope)
+            key = self._key(owner)
+            if key is None:
+                continue
+            found = seed_nodes.get(id(call))
+            if found is not None:
+                stream = _STREAM.get(found.kind)
+                if stream is not None and _deterministic(facts, call, scope):
+                    seeds.setdefault(key, []).append(Seed(stream, call.lineno, call.col_offset))
+                continue
+            func = call.func
+            attr = func.attr if isinstance(func, ast.Attribute) else None
+            if attr in _STATE_SAVES:
+                saves.add(key)
+            elif attr in _STATE_RESTORES:
+                restores.add(key)
+            elif attr == "fork_rng":
+                saves.add(key)
+                restores.add(key)
+            if attr in _TENSOR_DRAWS:
+                draws.add(key)
+            for reference in self._references(call, scope, owner):
+                if reference == "!draw":
+                    draws.add(key)
+                else:
+                    calls.setdefault(key, []).append(reference)
+        for loader in facts.dataloader_calls:
+            if facts.keyword_true(loader.call, "shuffle", loader.scope):
+                key = self._key(facts.enclosing_function(loader.scope))
+                if key is not None:
+                    draws.add(key)
+        workers = self._workers()
+        functions: dict[str, FunctionSummary] = {}
+        owners: list[tuple[str, int, bool]] = [(TOP_LEVEL, 1, False)]
+        for function, _ in facts.builder.functions:
+            name = self.keys.get(id(function))
+            if name is not None:
+                owners.append((name, function.lineno, self._test_like(function)))
+        for key, row, test in owners:
+            functions[key] = FunctionSummary(
+                row=row,
+                seeds=tuple(sorted(seeds.get(key, ()), key=lambda s: (s.row, s.col))),
+                scoped=key in saves and key in restores,
+                draws=key in draws,
+                calls=tuple(dict.fromkeys(calls.get(key, ()))),
+                test=test,
+                worker=key in workers,
+            )
+        classes: dict[str, ClassSummary] = {}
+        for cls, _ in facts.builder.classes:
+            class_key = self.keys.get(id(cls))
+            if class_key is None:
+                continue
+            bases: list[str] = []
+            for meaning in facts.resolver.class_bases(cls):
+                base = self._meaning_reference(meaning)
+                if base is not None:
+                    bases.append(base)
+            methods = tuple(
+                item.name
+                for item in cls.body
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+            )
+            classes[class_key] = ClassSummary(tuple(sorted(set(bases))), methods)
+        aliases: dict[str, str] = {}
+        for name, bindings in facts.builder.module_scope.bindings.items():
+            for binding in bindings:
+                if binding.kind == "import" and binding.qualname is not None:
+                    aliases.setdefault(name, binding.qualname)
+        return ModuleSummary(
+            full=True,
+            may_draw=bool(draws),
+            functions=functions,
+            classes=classes,
+            aliases=aliases,
+            stars=tuple(facts.builder.star_imports),
+            imports_torch=facts.resolver.imports_module("torch"),
+            main=_has_main(facts.tree),
+        )
+
+    def _key(self, owner: Union[FunctionNode, ast.Module]) -> Optional[str]:
+        if isinstance(owner, ast.Module):
+            return TOP_LEVEL
+        return self.keys.get(id(owner))
+
+    def _meaning_reference(self, meaning: object) -> Optional[str]:
+        if isinstance(meaning, str):
+            if meaning.split(".", 1)[0] in _EXTERNAL:
+                return None
+            return "=" + meaning
+        key = self.keys.get(id(meaning))
+        return None if key is None else "@" + key
+
+    def _references(
+        self, call: ast.Call, scope: Scope, owner: Union[FunctionNode, ast.Module]
+    ) -> list[str]:
+        facts = self.facts
+        func = call.func
+        meanings = facts.resolver.meanings(func, scope)
+        found: list[str] = []
+        for meaning in meanings:
+            if isinstance(meaning, str) and _draws(meaning):
+                return ["!draw"]
+            reference = self._meaning_reference(meaning)
+            if reference is not None:
+                found.append(reference)
+        if meanings or not isinstance(func, ast.Attribute):
+            return found
+        cls = self.owner_class.get(id(owner))
+        if cls is None:
+            return found
+        class_key = self.keys.get(id(cls))
+        if class_key is None:
+            return found
+        base = func.value
+        if isinstance(base, ast.Name) and base.id in ("self", "cls"):
+            found.append(f"%{class_key}.{func.attr}")
+        elif (
+            isinstance(base, ast.Call)
+            and isinstance(base.func, ast.Name)
+            and base.func.id == "super"
+        ):
+            found.append(f"^{class_key}.{func.attr}")
+        return found
+
+    def _workers(self) -> set[str]:
+        found: set[str] = set()
+        for loader in self.facts.dataloader_calls:
+            value = loader.argument("worker_init_fn")
+            if value is None:
+                continue
+            for meaning in self.facts.resolver.meanings(value, loader.scope):
+                if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    key = self.keys.get(id(meaning))
+                    if key is not None:
+                        found.add(key)
+        return found
+
+    def _test_like(self, node: FunctionNode) -> bool:
+        if not node.name.startswith("test"):
+            return False
+        cls = self.owner_class.get(id(node))
+        if cls is not None:
+            return cls.name.startswith("Test")
+        return self.keys.get(id(node)) == node.name  # a module-level function
+
+
+def draws_name(qualname: str) -> bool:
+    """Whether calling ``qualname`` draws from torch's default generators."""
+    return _draws(qualname)
+
+
+def _draws(qualname: str) -> bool:
+    if qualname in _DRAWS:
+        return True
+    if qualname.startswith("torch.nn.init."):
+        return qualname.rsplit(".", 1)[-1] not in _NOT_RANDOM_INIT
+    if qualname.startswith("torchvision.models."):
+        return True
+    if qualname.startswith("torch.nn.") and qualname.count(".") == 2:
+        last = qualname.rsplit(".", 1)[-1]
+        return last[:1].isupper() and last not in _NN_CONTAINERS
+    return False
+
+
+def _deterministic(facts: ModuleFacts, call: ast.Call, scope: Scope) -> bool:
+    """Whether a seeding call sets a fixed seed: not argument-less (``random.seed()`` reseeds
+    from the OS), not ``None``, not read from the clock or the OS."""
+    argument: Optional[ast.expr] = call.args[0] if call.args else None
+    for keyword in call.keywords:
+        if keyword.arg in ("seed", "a"):
+            argument = keyword.value
+    if argument is None:
+        return not call.keywords and _helper_call(facts, call, scope)
+    if isinstance(argument, ast.Constant) and argument.value is None:
+        return False
+    for node in ast.walk(argument):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _ENTROPY:
+                return False
+    return True
+
+
+def _helper_call(facts: ModuleFacts, call: ast.Call, scope: Scope) -> bool:
+    """An argument-less call to a seed-everything helper counts (it has its own default)."""
+    found = facts.seed_call_by_node.get(id(call))
+    return found is not None and found.kind is Seeding.HELPER
+
+
+def _has_main(tree: ast.Module) -> bool:
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
+            names = [node.test.left, *node.test.comparators]
+            if any(isinstance(n, ast.Name) and n.id == "__name__" for n in names):
+                return True
+    return False
+
+
+# -- JSON (the summary cache; never pickle: a cache folder may come with a checkout) ---------
+def to_json(summary: ModuleSummary) -> dict[str, Any]:
+    if not summary.full:
+        return {"full": False, "may_draw": summary.may_draw}
+    return {
+        "full": True,
+        "may_draw": summary.may_draw,
+        "functions": {
+            key: [
+                f.row,
+                [[s.stream, s.row, s.col] for s in f.seeds],
+                f.scoped,
+                f.draws,
+                list(f.calls),
+                f.test,
+                f.worker,
+            ]
+            for key, f in summary.functions.items()
+        },
+        "classes": {key: [list(c.bases), list(c.methods)] for key, c in summary.classes.items()},
+        "aliases": dict(summary.aliases),
+        "stars": list(summary.stars),
+        "imports_torch": summary.imports_torch,
+        "main": summary.main,
+    }
+
+
+def from_json(data: Any) -> ModuleSummary:
+    """The summary :func:`to_json` wrote; ValueError for anything else."""
+    try:
+        if not data["full"]:
+            return ModuleSummary(full=False, may_draw=bool(data["may_draw"]))
+        functions = {
+            str(key): FunctionSummary(
+                row=int(row),
+                seeds=tuple(Seed(str(s), int(r), int(c)) for s, r, c in seeds),
+                scoped=bool(scoped),
+                draws=bool(draws),
+                calls=tuple(str(c) for c in calls),
+                test=bool(test),
+                worker=bool(worker),
+            )
+            for key, (row, seeds, scoped, draws, calls, test, worker) in data["functions"].items()
+        }
+        classes = {
+            str(key): ClassSummary(tuple(map(str, bases)), tuple(map(str, methods)))
+            for key, (bases, methods) in data["classes"].items()
+        }
+        return ModuleSummary(
+            full=True,
+            may_draw=bool(data["may_draw"]),
+            functions=functions,
+            classes=classes,
+            aliases={str(k): str(v) for k, v in data["aliases"].items()},
+            stars=tuple(map(str, data["stars"])),
+            imports_torch=bool(data["imports_torch"]),
+            main=bool(data["main"]),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ValueError(f"not a module summary: {error}") from error

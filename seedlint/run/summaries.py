@@ -1,0 +1,265 @@
+"""The project index of a run: the summaries of every Python file of the project, cached by
+content hash, joined into a :class:`~seedlint.project.index.ProjectIndex` before the pool forks.
+
+The files read are the project's Python files (a walk of its root with the usual excludes and
+``.gitignore``) and the files checked, even those the walk leaves out: pre-commit names only the
+staged files, and a helper in an unchanged file must still count. A module without seeding,
+loader or ``__main__`` words gets a summary from its bytes alone; the others are parsed once.
+Summaries live in their own JSON file in the cache folder (``summaries-<digest>-<format>.json``,
+never a pickle), keyed by stat and content hash like the findings, apart from the findings'
+cache.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import hashlib
+import io
+import json
+import os
+import warnings
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Optional
+
+from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+from seedlint.config import Settings, SettingsResolver
+from seedlint.engine.check import collector_paused
+from seedlint.project.index import ProjectIndex
+from seedlint.project.layout import Layout, find_root
+from seedlint.project.summary import (
+    ModuleSummary,
+    from_json,
+    light,
+    needs_tree,
+    summarize,
+    to_json,
+)
+from seedlint.run.cache import Cache, StatKey, digest, stat_key
+from seedlint.run.discovery import discover
+from seedlint.run.pool import pool_map
+
+SUMMARY_FORMAT = 3
+_Entry = tuple[Optional[StatKey], str, ModuleSummary]
+# A walk of the project: (settings fingerprint, modification time of every folder above a file
+# and of every ignore file in them, the files found).
+_Walk = tuple[str, dict[str, int], list[str]]
+_IGNORE_FILES = (".gitignore", ".ignore")
+_OPTIONS: list[AnalysisOptions] = [AnalysisOptions()]  # for the pool's workers
+
+
+def summary_of(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSummary:
+    """The summary of one module's bytes (a light one when the words rule a tree out, or the
+    file does not parse)."""
+    if not needs_tree(raw):
+        return light(raw)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(raw, filename=path)
+        with collector_paused():
+            facts = ModuleFacts(tree, options, "", path)
+            try:
+                return summarize(facts)
+            finally:
+                facts.release()
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return light(raw)
+
+
+def _compute(path: str) -> Optional[tuple[str, ModuleSummary]]:
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    return digest(raw), summary_of(raw, path, _OPTIONS[0])
+
+
+def project_files(root: Path, resolver: SettingsResolver) -> list[str]:
+    """The project's Python files: its root walked like a check of the root would."""
+    found: list[str] = []
+    for candidate in discover([root], resolver):
+        if candidate.problem is None and candidate.path.suffix == ".py":
+            found.append(os.path.abspath(candidate.path))
+    return found
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def walk_project(
+    root: Path, resolver: SettingsResolver, settings: Settings, cache: SummaryCache
+) -> list[str]:
+    """:func:`project_files`, reused while no folder holding (or above) a project file and no
+    ignore file in them has changed (a file added, removed or renamed changes its folder's
+    modification time)."""
+    fingerprint = settings.fingerprint()
+    found = cache.walks.get(str(root))
+    if (
+        found is not None
+        and found[0] == fingerprint
+        and all(_mtime(path) == mtime for path, mtime in found[1].items())
+    ):
+        return found[2]
+    files = project_files(root, resolver)
+    folders: set[str] = {str(root)}
+    top = str(root)
+    for path in files:
+        folder = os.path.dirname(path)
+        while folder not in folders and len(folder) > len(top):
+            folders.add(folder)
+            folder = os.path.dirname(folder)
+    stamps: dict[str, int] = {}
+    for folder in folders:
+        stamps[folder] = _mtime(folder)
+        for name in _IGNORE_FILES:
+            ignore = os.path.join(folder, name)
+            if os.path.exists(ignore):
+                stamps[ignore] = _mtime(ignore)
+    cache.walks[str(root)] = (fingerprint, stamps, files)
+    cache.dirty = True
+    return files
+
+
+class SummaryCache:
+    """``path -> (stat key, content hash, summary)``, and the project walks, in one JSON file
+    of the run's cache folder, signed and written like the findings' tables (a summaries file
+    seedlint did not write for this user on this machine is ignored)."""
+
+    def __init__(self, directory: Optional[Path], options: AnalysisOptions) -> None:
+        self.store: Optional[Cache] = None
+        self.name = ""
+        self.entries: dict[str, _Entry] = {}
+        self.walks: dict[str, _Walk] = {}
+        self.dirty = False
+        if directory is None:
+            return
+        with contextlib.redirect_stderr(io.StringIO()):  # the findings' cache warns once
+            self.store = Cache(directory)
+        key = hashlib.blake2b(repr(options).encode(), digest_size=6).hexdigest()
+        self.name = f"summaries-{key}-{SUMMARY_FORMAT}.json"
+        body = self.store.read_signed(self.name)
+        if body is None:
+            return
+        try:
+            loaded = json.loads(body)
+            self.entries = {
+                str(path): (tuple(stat) if stat else None, str(content), from_json(summary))
+                for path, (stat, content, summary) in loaded["summaries"].items()
+            }
+            self.walks = {
+                str(root): (str(fingerprint), dict(stamps), list(files))
+                for root, (fingerprint, stamps, files) in loaded["walks"].items()
+            }
+        except (ValueError, KeyError, TypeError, AttributeError):
+            self.entries, self.walks = {}, {}
+
+    def save(self) -> None:
+        if self.store is None or not self.dirty:
+            return
+        data = {
+            "summaries": {
+                path: [list(stat) if stat else None, content, to_json(summary)]
+                for path, (stat, content, summary) in self.entries.items()
+            },
+            "walks": {root: list(walk) for root, walk in self.walks.items()},
+        }
+        with contextlib.redirect_stderr(io.StringIO()):  # the findings' cache warns once
+            self.store.write_signed(self.name, json.dumps(data, separators=(",", ":")).encode())
+
+
+_FEW = 64  # up to this many files named, their bytes are read before the cache
+
+
+def _needs_tree(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return needs_tree(handle.read())
+    except OSError:
+        return False
+
+
+def _summarize(
+    paths: list[str],
+    cache: SummaryCache,
+    processes: int,
+    summaries: dict[str, ModuleSummary],
+    keys: dict[str, Optional[StatKey]],
+) -> None:
+    """Fill ``summaries`` for ``paths``: from the cache when the stat key (or else the content
+    hash) is unchanged, computed in the pool otherwise."""
+    pending: list[str] = []
+    for path in paths:
+        if path in summaries:
+            continue
+        key = stat_key(Path(path))
+        keys[path] = key
+        entry = cache.entries.get(path)
+        if entry is not None and key is not None and entry[0] == key:
+            summaries[path] = entry[2]
+        else:
+            pending.append(path)
+    sizes = [k[1] if (k := keys[p]) is not None else 0 for p in pending]
+    results = pool_map(_compute, pending, sizes, processes)
+    for path, result in zip(pending, results):
+        if result is None:
+            continue
+        content, summary = result
+        entry = cache.entries.get(path)
+        if entry is not None and entry[1] == content:
+            summary = entry[2]
+        summaries[path] = summary
+        cache.entries[path] = (keys[path], content, summary)
+        cache.dirty = True
+
+
+def build_index(
+    checked: Iterable[Path],
+    resolver: SettingsResolver,
+    settings: Settings,
+    cache_dir: Optional[Path],
+    processes: int,
+    root: Optional[Path] = None,
+    always: bool = False,
+) -> Optional[ProjectIndex]:
+    """The index over the project's files and the ``checked`` ones (read from disk).
+
+    None when no checked file needs it (``always=False``): the index only serves rules that
+    report at a seeding call, and a checked file without one has a summary from its bytes
+    (a pre-commit run naming files that seed nothing walks no project).
+    """
+    checked_paths = [os.path.abspath(p) for p in checked]
+    if root is None:
+        first = Path(checked_paths[0]) if checked_paths else Path.cwd()
+        root = find_root(first)
+    options = AnalysisOptions(
+        settings.dataloader_classes, settings.capture_contexts, settings.seed_functions
+    )
+    _OPTIONS[0] = options
+    if not always and len(checked_paths) <= _FEW and not any(map(_needs_tree, checked_paths)):
+        return None  # a few files named (pre-commit), none seeding: no cache read, no walk
+    cache = SummaryCache(cache_dir, options)
+    summaries: dict[str, ModuleSummary] = {}
+    keys: dict[str, Optional[StatKey]] = {}
+    _summarize(checked_paths, cache, processes, summaries, keys)
+    if not always and not any(s.full for s in summaries.values()):
+        cache.save()
+        return None
+    walked = walk_project(root, resolver, settings, cache)
+    paths = list(dict.fromkeys([*walked, *checked_paths]))
+    _summarize(paths, cache, processes, summaries, keys)
+    for path in list(cache.entries):
+        if path not in keys and path.startswith(str(root)):
+            del cache.entries[path]  # a file gone from the project
+            cache.dirty = True
+    cache.save()
+    return ProjectIndex(Layout(root, paths), summaries)
+
+
+__all__ = ["build_index", "project_files", "summary_of"]

@@ -1,0 +1,225 @@
+"""Multi-module fixture projects: RNG004 decided per program, across modules.
+
+Each folder of ``tests/fixtures/projects`` is one project; its expected findings are written
+beside the code (``# error: RNG004``). The whole project is indexed, then every file checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from seedlint.analysis.facts import AnalysisOptions
+from seedlint.config import Settings
+from seedlint.engine.check import check_text
+from seedlint.project.index import ProjectIndex, activate
+from seedlint.project.layout import Layout, find_root, module_name
+from seedlint.rules import BY_CODE
+from seedlint.run.summaries import summary_of
+from tests.fixtures_support import FIXTURES, expected_findings
+
+PROJECTS = FIXTURES / "projects"
+CODES = ("RNG001", "RNG004")
+
+
+def projects() -> list[Path]:
+    return sorted(p for p in PROJECTS.iterdir() if p.is_dir())
+
+
+def index_for(root: Path) -> ProjectIndex:
+    paths = sorted(str(p) for p in root.rglob("*.py"))
+    summaries = {p: summary_of(Path(p).read_bytes(), p, AnalysisOptions()) for p in paths}
+    return ProjectIndex(Layout(root, paths), summaries)
+
+
+@contextlib.contextmanager
+def active(index: ProjectIndex) -> Iterator[None]:
+    activate(index)
+    try:
+        yield
+    finally:
+        activate(None)
+
+
+def findings_of(root: Path) -> dict[str, list[tuple[int, str]]]:
+    found: dict[str, list[tuple[int, str]]] = {}
+    with active(index_for(root)):
+        for path in sorted(root.rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            checked = check_text(text, str(path), Settings(root=root))
+            rows = sorted((f.row, f.code) for f in checked.findings if f.code in CODES)
+            found[str(path.relative_to(root))] = rows
+    return found
+
+
+@pytest.mark.parametrize("root", projects(), ids=lambda p: p.name)
+def test_project_findings(root: Path) -> None:
+    expected = {
+        str(path.relative_to(root)): [
+            item for item in expected_findings(path.read_text(encoding="utf-8")) if item[1] in CODES
+        ]
+        for path in sorted(root.rglob("*.py"))
+    }
+    assert findings_of(root) == expected
+
+
+def test_every_project_has_a_finding_and_a_clean_file() -> None:
+    for root in projects():
+        found = findings_of(root)
+        assert any(found.values()) or root.name in ("init_chain", "scoped"), root.name
+        assert any(not rows for rows in found.values()) or root.name == "tests_as_programs"
+
+
+def test_messages_are_short() -> None:
+    for root in projects():
+        with active(index_for(root)):
+            for path in sorted(root.rglob("*.py")):
+                checked = check_text(path.read_text(), str(path), Settings(root=root))
+                for finding in checked.findings:
+                    assert len(finding.message) <= 100, finding.message
+    assert BY_CODE["RNG004"].name == "torch-unseeded-in-seeded-program"
+
+
+def test_layout_names_and_imports(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    package = tmp_path / "src" / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "mod.py").write_text("")
+    namespace = tmp_path / "scripts" / "ns"
+    namespace.mkdir(parents=True)
+    (namespace / "helper.py").write_text("")
+    script = tmp_path / "scripts" / "run.py"
+    script.write_text("")
+    assert find_root(package / "sub" / "mod.py") == tmp_path
+    assert module_name(package / "sub" / "mod.py", tmp_path) == "pkg.sub.mod"
+    assert module_name(package / "__init__.py", tmp_path) == "pkg"
+    paths = [str(p) for p in tmp_path.rglob("*.py")]
+    layout = Layout(tmp_path, paths)
+    mod = str(package / "sub" / "mod.py")
+    assert layout.resolve(str(script), "pkg.sub.mod.f") == (mod, ("f",))
+    assert layout.resolve(str(script), "ns.helper.g") == (str(namespace / "helper.py"), ("g",))
+    assert layout.resolve(mod, "..sub.mod.h") == (mod, ("h",))
+    assert layout.resolve(mod, ".mod") == (mod, ())
+    assert layout.resolve(str(script), "numpy.random.seed") is None
+
+
+def test_temp_seed_restores_the_global_state() -> None:
+    """The scoped-seeding context manager of the fixture leaves numpy's state as it found it
+    (a runtime check of the claim that it is no run-level seeding)."""
+    np = pytest.importorskip("numpy")
+    namespace: dict[str, object] = {}
+    source = (PROJECTS / "scoped" / "utils.py").read_text()
+    exec(compile(source, "utils.py", "exec"), namespace)
+    temp_seed = namespace["temp_seed"]
+    np.random.seed(123)
+    before = np.random.get_state()[1].copy()
+    with temp_seed(5):  # type: ignore[operator]
+        inside = np.random.rand()
+    after = np.random.get_state()[1]
+    assert (before == after).all()
+    with temp_seed(5):  # type: ignore[operator]
+        assert np.random.rand() == inside
+
+
+def _cli(root: Path, *args: str) -> list[dict[str, object]]:
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    result = subprocess.run(
+        [sys.executable, "-m", "seedlint", "check", "--output-format", "json", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    data: list[dict[str, object]] = json.loads(result.stdout)
+    return data
+
+
+def test_cache_follows_a_helper_in_another_module(tmp_path: Path) -> None:
+    """Edit a helper so that it stops seeding torch: the dependent file's RNG004 appears on the
+    next warm run; revert, and it is gone. Only ``train_clean.py`` is named (pre-commit)."""
+    root = tmp_path / "helpers"
+    shutil.copytree(PROJECTS / "helpers", root)
+    (root / "pyproject.toml").write_text("")
+    helper = root / "utils" / "seeding.py"
+    original = helper.read_text()
+
+    def rng004() -> list[tuple[str, object]]:
+        found = _cli(root, "--select", "RNG004", "train_clean.py")
+        return [(str(f["filename"]), f["location"]) for f in found]
+
+    assert rng004() == []
+    helper.write_text(original.replace("torch.manual_seed(seed)", "pass"))
+    assert len(rng004()) == 1
+    helper.write_text(original)
+    assert rng004() == []
+
+
+@pytest.mark.parametrize("name", ["helpers", "base_class", "star"])
+def test_flake8_plugin_equals_the_cli(tmp_path: Path, name: str) -> None:
+    """flake8 sees one file at a time; the plugin's index makes its findings the CLI's."""
+    root = tmp_path / name
+    shutil.copytree(PROJECTS / name, root)
+    (root / "setup.cfg").write_text("[flake8]\nselect = RNG\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    env["SEEDLINT_NO_CACHE"] = "1"
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*.py"))
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "RNG", "-j", "1", *files],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    flake8 = sorted(
+        (os.path.normpath(line.split(":")[0]), int(line.split(":")[1]), line.split()[1])
+        for line in result.stdout.splitlines()
+        if line.strip()
+    )
+    cli = sorted(
+        (os.path.relpath(str(f["filename"]), root), _row(f), str(f["code"]))
+        for f in _cli(root, "--no-cache", *files)
+    )
+    assert flake8 == cli
+    assert any(code == "RNG004" for _, _, code in cli)
+
+
+def _row(finding: dict[str, object]) -> int:
+    location = finding["location"]
+    assert isinstance(location, dict)
+    return int(location["row"])
+
+
+def test_the_cached_walk_sees_added_and_removed_files(tmp_path: Path) -> None:
+    from seedlint.config import SettingsResolver
+    from seedlint.engine.selection import check_selectors
+    from seedlint.run.summaries import SummaryCache, walk_project
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    resolver = SettingsResolver({}, check=check_selectors)
+    settings = resolver.default()
+    cache = SummaryCache(tmp_path / "cache", AnalysisOptions())
+    first = walk_project(tmp_path, resolver, settings, cache)
+    assert [Path(p).name for p in first] == ["a.py"]
+    assert walk_project(tmp_path, resolver, settings, cache) is first  # reused
+    (tmp_path / "pkg" / "b.py").write_text("y = 2\n")
+    assert sorted(Path(p).name for p in walk_project(tmp_path, resolver, settings, cache)) == [
+        "a.py",
+        "b.py",
+    ]
+    (tmp_path / "pkg" / "a.py").unlink()
+    assert [Path(p).name for p in walk_project(tmp_path, resolver, settings, cache)] == ["b.py"]
