@@ -203,3 +203,22 @@ def test_fixed_modules_import_and_follow_the_run_seed(tmp_path: Path) -> None:
     assert out["guarded"] == out["seed1"]
     # `self.seed` from the constructor: the order follows the trainer's seed only
     assert out["trainer5"] == out["trainer5_again"] != out["trainer6"]
+
+
+def test_rng004_writes_no_literal_in_library_code() -> None:
+    """A library helper whose seed cannot be written again gets no fix (a literal there would
+    fix torch's stream for every user of the library); a script gets `fix-seed`."""
+    from seedlint.engine.check import check_text as check
+
+    library = (
+        "import random\n\nimport numpy as np\nimport torch\n\n\n"
+        "def set_seed(config):\n"
+        "    random.seed(config.get_seed())\n"
+        "    np.random.seed(config.get_seed())\n"
+    )
+    findings = [f for f in check(library, "lib.py", Settings()).findings if f.code == "RNG004"]
+    assert findings and findings[0].fix is None
+    script = library + "\n\nif __name__ == '__main__':\n    set_seed(make_config())\n"
+    script += "    model = torch.nn.Linear(2, 2)\n"
+    findings = [f for f in check(script, "run.py", Settings()).findings if f.code == "RNG004"]
+    assert findings

@@ -116,12 +116,6 @@ def choose_seed(facts: ModuleFacts, at: Position, scope: Scope, options: FixOpti
     return Seed(None, "initial_seed")
 
 
-def find_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope, fallback: int) -> str:
-    """Source text of the seed expression the program has at ``at``, else ``fallback``."""
-    found = program_seed(facts, text, at, scope)
-    return found if found is not None else str(fallback)
-
-
 def program_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope) -> Optional[str]:
     """A seed expression of the program, usable at ``at`` in ``scope`` (None: none). One that
     the module tests against ``None`` (``if args.seed is not None:``) may be None: skipped."""
@@ -592,7 +586,8 @@ def _module_reads(facts: ModuleFacts, target: Scope) -> Iterator[tuple[str, str,
             if inner is not None:
                 stack.append((child, inner))
                 continue
-            read = _seed_read(child)
+            called = isinstance(node, ast.Call) and child is node.func  # `cfg.get_seed()`
+            read = None if called else _seed_read(child)
             if read is not None and read not in seen:
                 bindings = lookup(read[0], target)
                 if (

@@ -17,7 +17,13 @@ from seedlint.analysis.seeding import Seeding, qualnames_of
 from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import child_blocks, end, innermost_statement, start
-from seedlint.fixes.seeds import expression_text, find_seed, reusable, seed_argument
+from seedlint.fixes.seeds import (
+    expression_text,
+    literal_allowed,
+    program_seed,
+    reusable,
+    seed_argument,
+)
 from seedlint.prefilter.scan import may_mean
 from seedlint.prefilter.words import WordGroups
 from seedlint.project.index import ProjectIndex, Verdict, single
@@ -114,8 +120,10 @@ built on the CPU and draws every DataLoader's order and `base_seed`, stays unsee
 The fix adds `torch.manual_seed(SEED)` right after the statement that makes the seed block's last
 seeding call (or just before it when that statement returns or raises). `SEED` is that call's
 own argument when it has no call in it and is not known to be `None`; otherwise the seed the
-program names there, else the `fix-seed` setting. `torch` is written under the name the module
-binds to it; `import torch` is added when the name is not bound.
+program names there, else the `fix-seed` literal in a script's code (or anywhere when you set
+`fix-seed`); in library code with no seed in reach no fix is offered, since a literal there would
+fix the order for every user of the library. `torch` is written under the name the module binds
+to it; `import torch` is added when the name is not bound.
 
 It only adds seeding, so it is **safe**; it changes the random numbers torch draws afterwards,
 which is its purpose. It is **unsafe** when another program that reaches the same block already
@@ -123,7 +131,7 @@ seeds torch elsewhere: the added call reseeds torch for that program too.
 
 ## Options
 - `seed-functions`: more helpers that seed everything (qualified names).
-- `fix-seed`: the seed a fix uses when the program names none.
+- `fix-seed`: the literal seed a fix writes when the program names none (scripts only, unless set).
 
 ## References
 - PyTorch, Reproducibility notes: `torch.manual_seed` "to seed the RNG for all devices (both CPU
@@ -210,7 +218,9 @@ seeds torch elsewhere: the added call reseeds torch for that program too.
         last, statement, before = found
         at = start(statement) if before else end(statement)
         torch, _ = Names(facts).module("torch", last.scope, at, set())
-        seed = _seed(facts, facts.text, last, at, options.fix_seed)
+        seed = _seed(facts, facts.text, last, at, options)
+        if seed is None:
+            return None
         where = "before" if before else "after"
         assert isinstance(violation, MissingCudaSeedingViolation)
         safety = Applicability.UNSAFE if violation.block.completed else Applicability.SAFE
@@ -232,7 +242,9 @@ seeds torch elsewhere: the added call reseeds torch for that program too.
         at = start(statement) if before else end(statement)
         change = Change()
         torch = ctx.module_name(change, "torch", scope, at)
-        seed = _seed(ctx.facts, ctx.text, last, at, ctx.options.fix_seed)
+        seed = _seed(ctx.facts, ctx.text, last, at, ctx.options)
+        if seed is None:
+            return None
         line = parse_statement(f"{torch}.manual_seed({seed})\n")
         assert isinstance(line, cst.SimpleStatementLine)
         # In a one-line suite (`if x: random.seed(s)`) the call joins the suite.
@@ -244,13 +256,19 @@ seeds torch elsewhere: the added call reseeds torch for that program too.
         return change
 
 
-def _seed(facts: ModuleFacts, text: str, last: SeedCall, at: tuple[int, int], fallback: int) -> str:
+def _seed(
+    facts: ModuleFacts, text: str, last: SeedCall, at: tuple[int, int], options: FixOptions
+) -> Optional[str]:
     """The last seeding call's own argument when it can be written again, else the seed the
-    program names at ``at``, else ``fix-seed``."""
+    program names at ``at``, else ``fix-seed`` where a literal may go (a script, or the user
+    set it); None: no fix (never a literal in library code)."""
     value = seed_argument(last.call)
     if value is not None and reusable(facts, value, last.scope, last.scope):
         return expression_text(text, value)
-    return find_seed(facts, text, at, last.scope, fallback)
+    found = program_seed(facts, text, at, last.scope)
+    if found is not None:
+        return found
+    return str(options.fix_seed) if literal_allowed(facts, last.scope, options) else None
 
 
 def _insertion(violation: Violation) -> Optional[tuple[SeedCall, ast.stmt, bool]]:
