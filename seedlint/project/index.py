@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -355,6 +355,16 @@ class ProjectIndex:
                     seen.add(caller)
                     stack.append(caller)
         return entries, roots
+
+    # -- what a file's findings take from the project -------------------------------------
+    def answers(self, path: str) -> tuple[Hashable, ...]:
+        """Everything the rules checking ``path`` may take from the project, as one hashable
+        value: a file's findings are a function of its own text and of this. The run checks
+        every file without the project first, and checks again with it only the files whose
+        answers differ from their one-module index's (:func:`single`); the cache keys a file's
+        findings by its content and this value. A rule consults the project only through
+        queries whose results are part of it."""
+        return (tuple(self.unseeded_torch(path)),)
 
     # -- RNG004 ------------------------------------------------------------------------------
     def unseeded_torch(self, path: str) -> list[Verdict]:
