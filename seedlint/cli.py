@@ -36,7 +36,7 @@ from seedlint.run.cache import Cache
 from seedlint.run.discovery import discover, is_excluded
 from seedlint.run.files import FileTask, attach_edits, check_files, fix_files, read_file
 from seedlint.run.pool import default_jobs
-from seedlint.run.summaries import build_index
+from seedlint.run.summaries import ProjectSetup, build_index
 
 SUBCOMMANDS = ("check", "rule", "rules", "clean", "server")
 INVALID_CODE = InvalidFile.code
@@ -401,18 +401,20 @@ def _check(args: argparse.Namespace) -> int:
         if args.verbose:
             _say_ruled_out(tasks)
 
-    # The project's index, built once before the per-file work (and the pool's fork).
+    # The project: for --fix its index is built once before the per-file work (and the pool's
+    # fork); a check builds it only when a checked file's findings may depend on it.
     cache_dir = None
     if not no_cache and not stdin and not fixing:  # standard input and --fix write nothing
         cache_dir = _cache_folder(args.cache_dir or Path(default.cache_dir or ".seedlint_cache"))
     checked = [t.path for t in tasks if t.raw is None]
-    if tasks and (checked or args.stdin_filename):
-        root = args.project_root
-        if root is None and not checked:
-            root = find_root(Path(args.stdin_filename))
+    root = args.project_root
+    if root is None and not checked and args.stdin_filename:
+        root = find_root(Path(args.stdin_filename))
+    project = ProjectSetup(resolver, default, cache_dir, processes, root)
+    if fixing and tasks and (checked or args.stdin_filename):
         always = not checked  # standard input: its text is not on disk to be summarised
-        activate(build_index(checked, resolver, default, cache_dir, processes, root, always))
-    return _run(args, tasks, findings, processes, fixing, stdin, output_format, cache_dir)
+        activate(build_index(checked, resolver, default, None, processes, root, always))
+    return _run(args, tasks, findings, processes, fixing, stdin, output_format, project)
 
 
 def _run(
@@ -423,7 +425,7 @@ def _run(
     fixing: bool,
     stdin: bool,
     output_format: str,
-    cache_dir: Optional[Path],
+    project: ProjectSetup,
 ) -> int:
     fixed: list[Finding] = []
     fix_failed = False
@@ -450,8 +452,9 @@ def _run(
         settings_of = {task.display: task.settings for task in tasks}
         files = {p: (raw, settings_of[p]) for p, raw in outcome.final.items() if p in settings_of}
     else:
-        cache = Cache(cache_dir) if cache_dir is not None else None  # never when fixing
-        findings.extend(check_files(tasks, processes, cache))
+        folder = project.cache_dir  # None when fixing, for standard input and --no-cache
+        cache = Cache(folder) if folder is not None else None
+        findings.extend(check_files(tasks, processes, cache, project))
         if cache is not None:
             cache.save()
         if args.add_noqa:

@@ -16,7 +16,7 @@ from seedlint.fixes.text import LineMap, minimal_edits
 
 CALLS = 60
 MANY = "import torch\nfrom torch.utils.data import DataLoader\n\n" + "".join(
-    f"loader_{i} = DataLoader(range({i}), shuffle=True)\n\n" for i in range(CALLS)
+    f"l{i} = DataLoader(range({i}), shuffle=True)\n\n" for i in range(CALLS)
 )
 
 

@@ -435,6 +435,41 @@ class ProjectIndex:
         return Verdict(key, case, True, completed, "")
 
 
+def needs_project(summary: Optional[ModuleSummary]) -> bool:
+    """Whether the answers (:meth:`ProjectIndex.answers`) of a module with this summary may
+    differ between its one-module index and the project's: only then does the project matter
+    to its findings. A module without a function that seeds `random`, `np.random` or CUDA and
+    not torch has no RNG004 verdict in any index."""
+    return bool(questions(summary))
+
+
+def questions(summary: Optional[ModuleSummary]) -> list[str]:
+    """The keys of the functions of a module whose answers the project may change (see
+    :func:`needs_project`): the project index needs the summaries of the modules that call
+    them, and of those their callers reach (see ``run.summaries.ProjectSetup.build``)."""
+    if summary is None or not summary.full:
+        return []
+    keys: list[str] = []
+    for key, function in summary.functions.items():
+        streams = {seed.stream for seed in function.seeds}
+        if function.scoped or function.worker or TORCH in streams:
+            continue
+        if streams & {RANDOM, NUMPY, CUDA, CUDA_ALL}:
+            keys.append(key)
+    return keys
+
+
+def reference_name(reference: str) -> str:
+    """The last name of a summary's call reference (``@C.m`` -> ``m``, ``=utils.seed`` ->
+    ``seed``)."""
+    return reference[1:].rsplit(".", 1)[-1]
+
+
+def answers_digest(answers: tuple[Hashable, ...]) -> str:
+    """A short digest of a file's answers (the cache's key beside its content)."""
+    return hashlib.blake2b(repr(answers).encode(), digest_size=12).hexdigest()
+
+
 def summary_digest(summary: ModuleSummary) -> str:
     if not summary.full:
         return "light-draws" if summary.may_draw else "light"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from seedlint.analysis.facts import ModuleFacts
-from seedlint.analysis.names import FunctionNode, Scope
+from seedlint.analysis.names import FunctionNode, Scope, lookup
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.prefilter.scan import may_mean
 
@@ -173,8 +173,19 @@ _LIBRARY_CALLS = frozenset(
 )
 _REEXPORT = re.compile(rb"import[^\n]*[sS][eE][eE][dD]")
 _SEEDING = frozenset({*qualnames_of(frozenset(Seeding)), *DEFAULT_SEED_FUNCTIONS})
-_DRAW_WORDS = re.compile(
-    rb"nn\.|rand|[dD]ropout|shuffle|init\.|create_model|torchvision\.models|_split|Linear|Conv"
+# Literal searches (``bytes.__contains__``) are several times faster than one regex here.
+_SEED_LITERALS = (b"seed", b"Seed", b"SEED")
+_DRAW_WORDS = (
+    b"nn.",
+    b"rand",
+    b"ropout",
+    b"shuffle",
+    b"init.",
+    b"create_model",
+    b"torchvision.models",
+    b"_split",
+    b"Linear",
+    b"Conv",
 )
 
 
@@ -182,7 +193,7 @@ def needs_tree(raw: bytes) -> bool:
     """Whether the module needs a real summary (the index's pre-filter): one that makes no
     seeding call, calls no seeding helper, re-exports none and is no script seeds nothing a
     program could reach, and is summarised from its bytes alone."""
-    if _SEED_WORD.search(raw) is None:
+    if not any(word in raw for word in _SEED_LITERALS):
         return b"__main__" in raw
     if b"__main__" in raw or _REEXPORT.search(raw) is not None:
         return True
@@ -197,7 +208,7 @@ def needs_tree(raw: bytes) -> bool:
 
 def light(raw: bytes) -> ModuleSummary:
     """The summary of a module that :func:`needs_tree` rules out, from its bytes."""
-    return ModuleSummary(full=False, may_draw=_DRAW_WORDS.search(raw) is not None)
+    return ModuleSummary(full=False, may_draw=any(word in raw for word in _DRAW_WORDS))
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -222,7 +233,13 @@ def function_keys(tree: ast.Module) -> dict[int, str]:
 
 
 def summarize(facts: ModuleFacts) -> ModuleSummary:
-    return _Summarizer(facts).summary()
+    """The module's summary, computed once per facts (RNG004 and the run both ask)."""
+    found = facts.__dict__.get("_project_summary")
+    if isinstance(found, ModuleSummary):
+        return found
+    summary = _Summarizer(facts).summary()
+    facts.__dict__["_project_summary"] = summary
+    return summary
 
 
 class _Summarizer:
@@ -420,12 +437,19 @@ def _deterministic(facts: ModuleFacts, call: ast.Call, scope: Scope) -> bool:
         return not call.keywords and _helper_call(facts, call, scope)
     if isinstance(argument, ast.Constant) and argument.value is None:
         return False
-    for node in ast.walk(argument):
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name in _ENTROPY:
-                return False
+    values = [argument]
+    if isinstance(argument, ast.Name):  # `seed = default_generator.seed()` just before
+        bindings = lookup(argument.id, scope) or []
+        values.extend(b.value for b in bindings if b.kind == "assign" and b.value is not None)
+    for value in values:
+        for node in ast.walk(value):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in _ENTROPY:
+                    return False
+                if name == "seed" and isinstance(func, ast.Attribute) and not node.args:
+                    return False  # `generator.seed()`: a non-deterministic seed, fresh each run
     return True
 
 

@@ -216,26 +216,31 @@ class Cache:
         return self._table(settings.fingerprint()).get(_key_of(path))
 
     def by_stat(
-        self, settings: Settings, path: str, key: Optional[StatKey], extra: str = ""
-    ) -> Optional[list[Finding]]:
-        """``extra``: what else the findings depend on (the project summaries the file
-        consulted); an entry written with another one is not used."""
+        self, settings: Settings, path: str, key: Optional[StatKey]
+    ) -> Optional[tuple[list[Finding], str]]:
+        """The findings stored for ``path`` and what else they depend on (``extra``: the digest
+        of the project answers the file consulted, "" for none), when its stat key is
+        unchanged."""
         entry = self._entry(settings, path)
         if key is None or not isinstance(entry, dict) or entry.get("stat") != list(key):
             return None
-        if entry.get("extra", "") != extra:
+        return _with_extra(entry, path)
+
+    def by_content(
+        self, settings: Settings, path: str, digest: str
+    ) -> Optional[tuple[list[Finding], str]]:
+        """As :meth:`by_stat`, for an unchanged content hash."""
+        entry = self._entry(settings, path)
+        if not isinstance(entry, dict) or entry.get("digest") != digest:
             return None
-        return _findings(entry, path)
+        return _with_extra(entry, path)
 
     def get(
         self, settings: Settings, path: str, digest: str, extra: str = ""
     ) -> Optional[list[Finding]]:
-        entry = self._entry(settings, path)
-        if not isinstance(entry, dict) or entry.get("digest") != digest:
-            return None
-        if entry.get("extra", "") != extra:
-            return None
-        return _findings(entry, path)
+        """The findings stored for this content and ``extra``."""
+        found = self.by_content(settings, path, digest)
+        return found[0] if found is not None and found[1] == extra else None
 
     # -- writing -----------------------------------------------------------------------------
     def put(
@@ -347,6 +352,14 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
 
 class _Invalid(Exception):
     pass
+
+
+def _with_extra(entry: dict[str, Any], path: str) -> Optional[tuple[list[Finding], str]]:
+    findings = _findings(entry, path)
+    extra = entry.get("extra", "")
+    if findings is None or not isinstance(extra, str):
+        return None
+    return findings, extra
 
 
 def _findings(entry: dict[str, Any], path: str) -> Optional[list[Finding]]:

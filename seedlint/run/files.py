@@ -4,6 +4,7 @@ one process pool, through the cache. Standard input is a file like any other (it
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -13,14 +14,16 @@ from typing import Optional
 from seedlint.config import Settings
 from seedlint.core import Finding
 from seedlint.documents import DecodeError, Source
-from seedlint.engine.check import collector_paused, findings_of, invalid
+from seedlint.engine.check import Checked, check_bytes, collector_paused, findings_of, invalid
 from seedlint.engine.fix import Fixed, applies, edits_for, fix_bytes, identity
 from seedlint.engine.selection import selection
 from seedlint.fixes.text import unified_diff
 from seedlint.fixes.write import write_fixed
-from seedlint.project.index import active
+from seedlint.project.index import activate, answers_digest, needs_project, single
+from seedlint.project.summary import ModuleSummary, light, needs_tree, summarize
 from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, stat_key
 from seedlint.run.pool import pool_map
+from seedlint.run.summaries import ProjectSetup
 
 
 @dataclass(frozen=True)
@@ -43,18 +46,6 @@ def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
         return None, f"cannot read: {error.strerror or error}"
 
 
-def depends(task: FileTask) -> str:
-    """What a file's findings depend on besides its content and settings: for a module the
-    project index summarised from its tree (it seeds, builds loaders or is a script), the
-    digest of the project's summaries (what its rules may consult); nothing for the others,
-    whose rules consult no other module."""
-    index = active()
-    if index is None:
-        return ""
-    summary = index.summary(str(task.path))
-    return index.digest() if summary is not None and summary.full else ""
-
-
 def _read(task: FileTask) -> tuple[Optional[bytes], list[Finding]]:
     """The task's bytes, or the RNG000 finding of a file that cannot be read."""
     if task.raw is not None:
@@ -72,63 +63,182 @@ class _Checked:
     findings: list[Finding]
     digest: Optional[str]  # None: not a candidate (or not readable)
     cacheable: bool
+    summary: Optional[ModuleSummary] = None  # the module's, for the project index (.py only)
+    extra: Optional[str] = None  # a cache hit's: the project answers its findings took
 
 
-def _check_one(task: FileTask, cache: Optional[Cache]) -> _Checked:
+def _summary(task: FileTask, raw: bytes, checked: Optional[Checked]) -> Optional[ModuleSummary]:
+    """The file's summary for the project index, from the check's facts when it parsed the
+    file (``None`` for a notebook or a file that is not Python source)."""
+    if task.path.suffix != ".py":
+        return None
+    if not needs_tree(raw):
+        return light(raw)
+    if checked is not None and checked.facts is not None:
+        return summarize(checked.facts)
+    return None  # a module the check did not parse: the project parses it if it must
+
+
+def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checked:
+    """Read, pre-filter and check one file (without the project: see :func:`check_files`);
+    with ``project``, its summary too."""
     raw, errors = _read(task)
     if raw is None:
         return _Checked(errors, None, False)
     if not selection(task.settings).may_fire(raw, task.display):
-        return _Checked([], None, True)  # cannot have a finding: not parsed, not hashed
+        summary = _summary(task, raw, None) if project else None
+        return _Checked([], None, True, summary)  # cannot have a finding: not hashed
     content = digest(raw)
     if cache is not None:
-        cached = cache.get(task.settings, task.display, content, depends(task))
-        if cached is not None:
-            return _Checked(cached, content, True)
-    checked = findings_of(raw, task.display, task.settings)
-    return _Checked(checked.findings, content, checked.cacheable)
+        found = cache.by_content(task.settings, task.display, content)
+        if found is not None:
+            summary = _summary(task, raw, None) if project and found[1] else None
+            return _Checked(found[0], content, True, summary, found[1])
+    with collector_paused():
+        checked = check_bytes(raw, task.display, task.settings)
+        summary = _summary(task, raw, checked) if project else None
+        checked.release()
+    return _Checked(checked.findings, content, checked.cacheable, summary)
 
 
 _CACHE: list[Optional[Cache]] = [None]  # the cache the pool's workers read (set before forking)
+_PROJECT = [False]  # whether the workers summarise the files for the project index
 
 
 def _check_task(task: FileTask) -> _Checked:
-    return _check_one(task, _CACHE[0])
+    return _check_one(task, _CACHE[0], _PROJECT[0])
 
 
-def check_files(tasks: Sequence[FileTask], processes: int, cache: Optional[Cache]) -> list[Finding]:
+def _recheck_task(task: FileTask) -> _Checked:
+    """A file checked again with the project index active (set before the fork)."""
+    raw, errors = _read(task)
+    if raw is None:
+        return _Checked(errors, None, False)
+    checked = findings_of(raw, task.display, task.settings)
+    return _Checked(checked.findings, digest(raw), checked.cacheable)
+
+
+def check_files(
+    tasks: Sequence[FileTask],
+    processes: int,
+    cache: Optional[Cache],
+    project: Optional[ProjectSetup] = None,
+) -> list[Finding]:
     """Findings for every file: each is read, pre-filtered and checked by one worker, in the
-    pool when the work is large enough to pay for it."""
-    findings: list[Finding] = []
-    pending: list[FileTask] = []
-    keys: list[Optional[StatKey]] = []
-    sizes: list[int] = []
-    for task in tasks:
+    pool when the work is large enough to pay for it.
+
+    Every file is first checked without the project. A file whose findings may depend on the
+    project (its summary says so: :func:`~seedlint.project.index.needs_project`) is then
+    looked at again once the project index is built, which happens only when there is such a
+    file: its findings stand when the project's answers for it equal its one-module index's,
+    and it is checked again with the index otherwise. The cache keys such a file's findings by
+    its content and the digest of the project's answers.
+    """
+    findings: dict[int, list[Finding]] = {}
+    pending: list[int] = []
+    keys: list[Optional[StatKey]] = [None] * len(tasks)
+    extras: dict[int, str] = {}  # cached findings that hold for these project answers only
+    for i, task in enumerate(tasks):
         key = stat_key(task.path) if task.raw is None else None
+        keys[i] = key
         if cache is not None and key is not None:
-            hit = cache.by_stat(task.settings, task.display, key, depends(task))
+            hit = cache.by_stat(task.settings, task.display, key)
             if hit is not None:
-                findings.extend(hit)
+                findings[i] = hit[0]
+                if hit[1]:
+                    extras[i] = hit[1]
                 continue
-        pending.append(task)
-        keys.append(key)
-        sizes.append(len(task.raw) if task.raw is not None else key[1] if key else 0)
+        pending.append(i)
     if cache is not None:
-        for settings in {id(t.settings): t.settings for t in pending}.values():
+        for settings in {id(tasks[i].settings): tasks[i].settings for i in pending}.values():
             cache.load(settings)  # before the fork: workers read it
     now = time.time_ns()
-    _CACHE[0] = cache
+    _CACHE[0], _PROJECT[0] = cache, project is not None
     try:
-        results = pool_map(_check_task, pending, sizes, processes)
+        sizes = [_size_of(tasks[i], keys[i]) for i in pending]
+        results = pool_map(_check_task, [tasks[i] for i in pending], sizes, processes)
     finally:
-        _CACHE[0] = None
-    for task, key, result in zip(pending, keys, results):
-        findings.extend(result.findings)
-        if cache is not None and result.cacheable and task.raw is None:
-            trusted = key if key is not None and now - key[2] > _RACY_NS else None
-            extra = depends(task)
-            cache.put(task.settings, task.display, result.digest, result.findings, trusted, extra)
-    return findings
+        _CACHE[0], _PROJECT[0] = None, False
+    trusted = [k if k is not None and now - k[2] > _RACY_NS else None for k in keys]
+    known: dict[str, ModuleSummary] = {}
+    local: dict[int, ModuleSummary] = {}  # files checked just now whose project may matter
+    digests: dict[int, Optional[str]] = {}
+    for i, result in zip(pending, results):
+        task = tasks[i]
+        findings[i] = result.findings
+        digests[i] = result.digest
+        summary = result.summary
+        if summary is not None:
+            known[os.path.abspath(task.path)] = summary
+            if project is not None and task.raw is None and result.digest is not None:
+                project.remember(str(task.path), trusted[i], result.digest, summary)
+        if result.extra:
+            extras[i] = result.extra
+        elif project is not None and needs_project(summary):
+            assert summary is not None
+            local[i] = summary
+        elif cache is not None and result.cacheable and task.raw is None:
+            cache.put(task.settings, task.display, result.digest, result.findings, trusted[i])
+    if project is not None and (local or extras):
+        _with_project(
+            tasks, project, processes, cache, findings, known, local, extras, digests, trusted
+        )
+    if project is not None:
+        project.save()
+    return [f for i in range(len(tasks)) for f in findings.get(i, ())]
+
+
+def _with_project(
+    tasks: Sequence[FileTask],
+    project: ProjectSetup,
+    processes: int,
+    cache: Optional[Cache],
+    findings: dict[int, list[Finding]],
+    known: dict[str, ModuleSummary],
+    local: dict[int, ModuleSummary],
+    extras: dict[int, str],
+    digests: dict[int, Optional[str]],
+    trusted: list[Optional[StatKey]],
+) -> None:
+    """The files whose findings may depend on the project, once its index is built: findings
+    checked without it stand where the project's answers equal the one-module index's, cached
+    ones where the answers' digest is the one they were stored with; the others are checked
+    again with the index."""
+    asked = [os.path.abspath(tasks[i].path) for i in sorted({*local, *extras})]
+    index = project.build([str(t.path) for t in tasks], known, asked)
+    again: list[int] = []
+    answered: dict[int, str] = {}
+    for i in sorted({*local, *extras}):
+        task = tasks[i]
+        answers = index.answers(os.path.abspath(task.path))
+        answered[i] = answers_digest(answers)
+        if i in extras:
+            if extras[i] != answered[i]:
+                again.append(i)
+        elif answers != single(task.display, local[i]).answers(task.display):
+            again.append(i)
+    if again:
+        activate(index)
+        try:
+            sizes = [_size_of(tasks[i], stat_key(tasks[i].path)) for i in again]
+            rechecked = pool_map(_recheck_task, [tasks[i] for i in again], sizes, processes)
+        finally:
+            activate(None)
+        for i, result in zip(again, rechecked):
+            findings[i] = result.findings
+            digests[i] = result.digest
+    if cache is None:
+        return
+    for i, extra in answered.items():
+        task = tasks[i]
+        if task.raw is not None or (i in extras and extras[i] == extra):
+            continue  # standard input, or an entry that holds
+        if digests.get(i) is not None:
+            cache.put(task.settings, task.display, digests[i], findings[i], trusted[i], extra)
+
+
+def _size_of(task: FileTask, key: Optional[StatKey]) -> int:
+    return len(task.raw) if task.raw is not None else key[1] if key else 0
 
 
 # -- fix -------------------------------------------------------------------------------------

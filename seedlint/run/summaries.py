@@ -18,6 +18,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Optional
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.config import Settings, SettingsResolver
 from seedlint.engine.check import collector_paused
-from seedlint.project.index import ProjectIndex
+from seedlint.project.index import ProjectIndex, questions, reference_name
 from seedlint.project.layout import Layout, find_root
 from seedlint.project.summary import (
     ModuleSummary,
@@ -41,7 +42,7 @@ from seedlint.run.discovery import discover
 from seedlint.run.pool import pool_map
 
 SUMMARY_FORMAT = 3
-_Entry = tuple[Optional[StatKey], str, ModuleSummary]
+_Entry = tuple[Optional[StatKey], str, Optional[ModuleSummary]]  # None: needs a tree
 # A walk of the project: (settings fingerprint, modification time of every folder above a file
 # and of every ignore file in them, the files found).
 _Walk = tuple[str, dict[str, int], list[str]]
@@ -150,7 +151,11 @@ class SummaryCache:
         try:
             loaded = json.loads(body)
             self.entries = {
-                str(path): (tuple(stat) if stat else None, str(content), from_json(summary))
+                str(path): (
+                    tuple(stat) if stat else None,
+                    str(content),
+                    None if summary is None else from_json(summary),
+                )
                 for path, (stat, content, summary) in loaded["summaries"].items()
             }
             self.walks = {
@@ -165,7 +170,11 @@ class SummaryCache:
             return
         data = {
             "summaries": {
-                path: [list(stat) if stat else None, content, to_json(summary)]
+                path: [
+                    list(stat) if stat else None,
+                    content,
+                    None if summary is None else to_json(summary),
+                ]
                 for path, (stat, content, summary) in self.entries.items()
             },
             "walks": {root: list(walk) for root, walk in self.walks.items()},
@@ -201,7 +210,7 @@ def _summarize(
         key = stat_key(Path(path))
         keys[path] = key
         entry = cache.entries.get(path)
-        if entry is not None and key is not None and entry[0] == key:
+        if entry is not None and key is not None and entry[0] == key and entry[2] is not None:
             summaries[path] = entry[2]
         else:
             pending.append(path)
@@ -212,7 +221,7 @@ def _summarize(
             continue
         content, summary = result
         entry = cache.entries.get(path)
-        if entry is not None and entry[1] == content:
+        if entry is not None and entry[1] == content and entry[2] is not None:
             summary = entry[2]
         summaries[path] = summary
         cache.entries[path] = (keys[path], content, summary)
@@ -262,4 +271,253 @@ def build_index(
     return ProjectIndex(Layout(root, paths), summaries)
 
 
-__all__ = ["build_index", "project_files", "summary_of"]
+def _light(path: str) -> Optional[tuple[str, Optional[ModuleSummary]]]:
+    """A module's content hash and its summary from its bytes, or None for its summary when
+    it needs a tree (parsed later, on demand); None when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    return digest(raw), (None if needs_tree(raw) else light(raw))
+
+
+def _raw_of(path: str, raws: dict[str, bytes]) -> bytes:
+    if path not in raws:
+        try:
+            with open(path, "rb") as handle:
+                raws[path] = handle.read()
+        except OSError:
+            raws[path] = b""
+    return raws[path]
+
+
+class _Demand:
+    """What the asked files' answers may depend on, by name: ``callers``, the names of
+    functions whose callers matter (those asked about, and transitively their callers);
+    ``reached``, the names of functions those callers may call; ``words``, the names a module
+    must mention to hold one of them (a method's class, a function's own name, a base class
+    of a ``self.m()``'s class)."""
+
+    def __init__(self, names: set[str], words: set[str]) -> None:
+        self.callers = names
+        self.reached: set[str] = set()
+        self.words = words
+
+    def expand(self, full: list[ModuleSummary]) -> None:
+        """Grow the sets over the parsed summaries, to a fixpoint."""
+        changed = True
+        while changed:
+            changed = False
+            for summary in full:
+                for key, function in summary.functions.items():
+                    name = key.rsplit(".", 1)[-1]
+                    calls = {reference_name(r) for r in function.calls}
+                    if name and name not in self.callers and calls & self.callers:
+                        self.callers.add(name)
+                        self.words.add(key.split(".", 1)[0])  # a method: its class
+                        changed = True
+                    interesting = name in self.callers or name in self.reached
+                    if (interesting or (not name and calls & self.callers)) and not (
+                        calls <= self.reached
+                    ):
+                        self.reached.update(calls)
+                        self.words.update(_reference_words(summary, function.calls))
+                        changed = True
+
+    def pattern(self) -> Optional[re.Pattern[bytes]]:
+        words = sorted(w for w in self.words if w)
+        if not words:
+            return None
+        return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
+
+
+def _reference_words(summary: ModuleSummary, references: Iterable[str]) -> set[str]:
+    """The names another module must mention to hold what ``references`` call: a qualified
+    name's last part; for ``self.m()`` / ``super().m()`` the bases of the class (its own
+    methods are in this module, already summarised); nothing for this module's own."""
+    words: set[str] = set()
+    for reference in references:
+        if reference.startswith("="):
+            if _imported(summary, reference):
+                words.add(reference_name(reference))
+        elif reference[:1] in ("%", "^"):
+            cls = summary.classes.get(reference[1:].rsplit(".", 1)[0])
+            if cls is not None:
+                bases = (base for base in cls.bases if _imported(summary, base))
+                words.update(reference_name(base) for base in bases)
+    return words
+
+
+def _imported(summary: ModuleSummary, reference: str) -> bool:
+    """Whether a ``=name`` reference goes through an import (a builtin does not; nor does
+    a name of this module, which is already summarised)."""
+    name = reference[1:]
+    first = name.split(".", 1)[0]
+    return (
+        name.startswith(".")
+        or first in summary.aliases
+        or any(q.split(".", 1)[0] == first for q in summary.aliases.values())
+    )
+
+
+class ProjectSetup:
+    """What a check run needs to build its project index late, only when some checked file's
+    findings may depend on the project (see ``run.files.check_files``): the summaries the check
+    pass computed are reused, and the project's other files are summarised (through the summary
+    cache) only then."""
+
+    def __init__(
+        self,
+        resolver: SettingsResolver,
+        settings: Settings,
+        cache_dir: Optional[Path],
+        processes: int,
+        root: Optional[Path] = None,
+    ) -> None:
+        self.resolver = resolver
+        self.settings = settings
+        self.options = AnalysisOptions(
+            settings.dataloader_classes, settings.capture_contexts, settings.seed_functions
+        )
+        self.cache_dir = cache_dir
+        self.processes = processes
+        self.root = root
+        self._cache: Optional[SummaryCache] = None
+
+    @property
+    def cache(self) -> SummaryCache:
+        if self._cache is None:
+            self._cache = SummaryCache(self.cache_dir, self.options)
+        return self._cache
+
+    def cached_summary(self, path: str, key: Optional[StatKey]) -> Optional[ModuleSummary]:
+        """A file's summary from the summary cache, when its stat key is unchanged."""
+        entry = self.cache.entries.get(os.path.abspath(path))
+        if entry is None or key is None or entry[0] != key:
+            return None
+        return entry[2]
+
+    def remember(
+        self, path: str, key: Optional[StatKey], content: str, summary: ModuleSummary
+    ) -> None:
+        """Keep a summary the check pass computed from the file on disk (for later runs)."""
+        path = os.path.abspath(path)
+        entry = self.cache.entries.get(path)
+        if entry is None or entry[0] != key or entry[1] != content:
+            self.cache.entries[path] = (key, content, summary)
+            self.cache.dirty = True
+
+    def build(
+        self, checked: list[str], known: dict[str, ModuleSummary], asked: Iterable[str]
+    ) -> ProjectIndex:
+        """The index over the project's files and the ``checked`` ones, enough to answer for
+        the ``asked`` files (absolute paths); ``known``: summaries already computed (standard
+        input's from its text).
+
+        A module that needs a tree (:func:`~seedlint.project.summary.needs_tree`) is parsed
+        only on demand: when its bytes name a function whose callers matter (one the asked
+        files' questions are about, or one that calls such a function, transitively), or
+        define one that those callers reach. The others keep a summary from their bytes."""
+        checked_paths = [os.path.abspath(p) for p in checked]
+        root = self.root
+        if root is None:
+            root = find_root(
+                Path(os.path.commonpath(checked_paths)) if checked_paths else Path.cwd()
+            )
+        _OPTIONS[0] = self.options
+        cache = self.cache
+        summaries = dict(known)
+        keys: dict[str, Optional[StatKey]] = dict.fromkeys(known)
+        walked = walk_project(root, self.resolver, self.settings, cache)
+        paths = list(dict.fromkeys([*walked, *checked_paths]))
+        deferred: list[str] = []
+        pending: list[str] = []
+        for path in paths:
+            if path in summaries:
+                continue
+            key = stat_key(Path(path))
+            keys[path] = key
+            entry = cache.entries.get(path)
+            if entry is not None and key is not None and entry[0] == key:
+                if entry[2] is None:
+                    deferred.append(path)
+                else:
+                    summaries[path] = entry[2]
+            else:
+                pending.append(path)
+        sizes = [k[1] if (k := keys[p]) is not None else 0 for p in pending]
+        for path, result in zip(pending, pool_map(_light, pending, sizes, self.processes)):
+            if result is None:
+                continue
+            cache.entries[path] = (keys[path], result[0], result[1])
+            cache.dirty = True
+            if result[1] is None:
+                deferred.append(path)
+            else:
+                summaries[path] = result[1]
+        self._on_demand(summaries, keys, deferred, asked)
+        for path in list(cache.entries):
+            if path not in keys and path.startswith(str(root)):
+                del cache.entries[path]  # a file gone from the project
+                cache.dirty = True
+        return ProjectIndex(Layout(root, paths), summaries)
+
+    def _on_demand(
+        self,
+        summaries: dict[str, ModuleSummary],
+        keys: dict[str, Optional[StatKey]],
+        deferred: list[str],
+        asked: Iterable[str],
+    ) -> None:
+        """Parse the deferred modules the asked files' answers may depend on (see
+        :meth:`build`); the rest get a summary from their bytes."""
+        asked = list(asked)
+        first = [path for path in asked if path in deferred]  # the asked files themselves
+        self._parse(first, summaries, keys, deferred, [])
+        names: set[str] = set()
+        words: set[str] = set()
+        for path in asked:
+            for key in questions(summaries.get(path)):
+                names.add(key.rsplit(".", 1)[-1])
+                words.add(key.split(".", 1)[0])  # a method's callers elsewhere name its class
+        demand = _Demand(names, words)
+        full = [summary for summary in summaries.values() if summary.full]
+        raws: dict[str, bytes] = {}
+        while names and deferred:
+            demand.expand(full)
+            pattern = demand.pattern()
+            if pattern is None:
+                break
+            hits = [p for p in deferred if pattern.search(_raw_of(p, raws))]
+            if not hits:
+                break
+            self._parse(hits, summaries, keys, deferred, full, raws)
+        for path in deferred:
+            summaries[path] = light(_raw_of(path, raws))
+
+    def _parse(
+        self,
+        paths: list[str],
+        summaries: dict[str, ModuleSummary],
+        keys: dict[str, Optional[StatKey]],
+        deferred: list[str],
+        full: list[ModuleSummary],
+        raws: Optional[dict[str, bytes]] = None,
+    ) -> None:
+        sizes = [len((raws or {}).get(p, b"")) for p in paths]
+        for path, result in zip(paths, pool_map(_compute, paths, sizes, self.processes)):
+            deferred.remove(path)
+            if result is None:
+                continue
+            summaries[path] = result[1]
+            full.append(result[1])
+            self.cache.entries[path] = (keys.get(path), result[0], result[1])
+            self.cache.dirty = True
+
+    def save(self) -> None:
+        if self._cache is not None:
+            self._cache.save()
+
+
+__all__ = ["ProjectSetup", "build_index", "project_files", "summary_of"]
