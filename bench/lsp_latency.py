@@ -6,14 +6,22 @@ diagnostics of each change before the next) and reports the median and the 90th 
 the time from writing ``didChange`` to reading the ``publishDiagnostics`` of that version, on
 the warm server (after ``--warmup`` changes that are not counted).
 
-It runs twice: with the debounce off (``initializationOptions.debounce = 0``: what checking
-costs) and with the server's default debounce (what a user waits after the last keystroke).
-It also times the code-action request for a quick fix (libcst computes the edits) and the
-``source.fixAll.seedlint`` request.
+It runs three sessions:
+
+* ``debounce off`` (``initializationOptions.debounce = 0``): what checking costs;
+* ``after a pause``: the server's default debounce, each change sent ``--pause`` seconds after
+  the previous one's diagnostics (a keystroke after a pause in typing: checked at once);
+* ``burst``: the default debounce, each measured change the last of ``--burst`` changes sent
+  ``--gap`` seconds apart (typing: the time is from the last keystroke to its diagnostics,
+  the debounce pause included).
+
+It also times the code-action request for a quick fix (its fix's title and libcst edits are
+worked out then) and the ``source.fixAll.seedlint`` request.
 
 Usage::
 
-    python bench/lsp_latency.py [--lines 2000] [--changes 40] [--warmup 5]
+    python bench/lsp_latency.py [--lines 2000] [--changes 40] [--warmup 5] [--pause 0.3]
+                                [--burst 5] [--gap 0.03] [--no-debounce-only]
 
 ``SEEDLINT_BENCH_SEEDLINT`` overrides the server command (default: this Python, ``-m
 seedlint``), e.g. ``"seedlint"``.
@@ -195,7 +203,13 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 def session(
-    command: list[str], path: Path, text: str, debounce: Optional[float], args: argparse.Namespace
+    command: list[str],
+    path: Path,
+    text: str,
+    debounce: Optional[float],
+    args: argparse.Namespace,
+    pause: float = 0.0,
+    burst: int = 1,
 ) -> dict[str, Any]:
     client = Client(command)
     options = {} if debounce is None else {"debounce": debounce}
@@ -222,18 +236,24 @@ def session(
     first = stamp - opened
     timings: list[float] = []
     cpu: list[float] = []
-    for version in range(2, 2 + args.warmup + args.changes):
-        lines[target] = lines[target].replace("# value", f"# value {version}", 1)
+    version = 1
+    for index in range(args.warmup + args.changes):
+        time.sleep(pause)
         before = cpu_seconds(client.process.pid)
-        sent = client.notify(
-            "textDocument/didChange",
-            {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"text": "".join(lines)}],
-            },
-        )
+        for typed in range(burst):
+            if typed:
+                time.sleep(args.gap)
+            version += 1
+            lines[target] = lines[target].replace("# value", f"# value {version}", 1)
+            sent = client.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [{"text": "".join(lines)}],
+                },
+            )
         stamp, found = client.diagnostics(uri, version)
-        if version >= 2 + args.warmup:
+        if index >= args.warmup:
             timings.append(stamp - sent)
             cpu.append(cpu_seconds(client.process.pid) - before)
     finding = next(d for d in found if d["code"] == "RNG001")
@@ -283,7 +303,14 @@ def main() -> int:
     parser.add_argument(
         "--every", type=int, default=1, help="findings in every N-th block (1: 124 findings)"
     )
-    parser.add_argument("--no-debounce-only", action="store_true", help="skip the second run")
+    parser.add_argument(
+        "--pause", type=float, default=0.3, help="seconds before each change (after a pause)"
+    )
+    parser.add_argument("--burst", type=int, default=5, help="changes per burst")
+    parser.add_argument("--gap", type=float, default=0.03, help="seconds between burst changes")
+    parser.add_argument(
+        "--no-debounce-only", action="store_true", help="skip the runs with the default debounce"
+    )
     args = parser.parse_args()
     override = os.environ.get("SEEDLINT_BENCH_SEEDLINT")
     base = shlex.split(override) if override else [sys.executable, "-m", "seedlint"]
@@ -296,16 +323,18 @@ def main() -> int:
         path.write_text(text, encoding="utf-8")
         print(f"server: {' '.join(command)}")
         print(f"file: {text.count(chr(10))} lines, {len(text.encode())} bytes")
-        runs: list[tuple[str, Optional[float]]] = [("debounce off", 0.0)]
+        runs: list[tuple[str, Optional[float], float, int]] = [("debounce off", 0.0, 0.0, 1)]
         if not args.no_debounce_only:
-            runs.append(("default debounce", None))
-        for label, debounce in runs:
-            result = session(command, path, text, debounce, args)
+            runs.append(("after a pause", None, args.pause, 1))
+            runs.append((f"burst of {args.burst}", None, 0.0, args.burst))
+        for label, debounce, pause, burst in runs:
+            result = session(command, path, text, debounce, args, pause, burst)
             change = result["change"]
             print(
                 f"{label}: {result['findings']} findings; didChange -> publishDiagnostics "
                 f"median {ms(statistics.median(change))}, p90 {ms(percentile(change, 0.9))}, "
-                f"max {ms(max(change))} over {len(change)} changes; server CPU per change "
+                f"max {ms(max(change))} over {len(change)} changes; server CPU per measured "
+                "change "
                 f"median {ms(statistics.median(result['cpu']))}, p90 "
                 f"{ms(percentile(result['cpu'], 0.9))} (first open "
                 f"{ms(result['open'])}); quick-fix code action median "
