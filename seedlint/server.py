@@ -27,7 +27,6 @@ are left to ``seedlint check``.
 from __future__ import annotations
 
 import asyncio
-import gc
 import io
 import logging
 import time
@@ -58,7 +57,7 @@ from seedlint.run.discovery import is_excluded
 
 SOURCE = "seedlint"
 FIX_ALL = "source.fixAll.seedlint"
-DEBOUNCE_S = 0.15
+DEBOUNCE_S = 0.1
 KEPT_FACTS = 8  # buffers whose facts stay for their code actions (others: checked again)
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -573,11 +572,7 @@ def build() -> SeedlintServer:
 
 def main() -> int:
     """Serve over standard input and output until the client says exit."""
-    server = build()
-    # What the imports made lives as long as the server: out of the collector's scans (each
-    # full collection walked them all, a large part of a check's time with the trees it makes).
-    gc.freeze()
-    server.start_io()
+    build().start_io()
     return 0
 
 

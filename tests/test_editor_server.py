@@ -7,6 +7,7 @@ that a change that brings back a cost fails.
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
@@ -208,3 +209,28 @@ def test_closing_releases_the_facts(tmp_path: Path) -> None:
     close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
     assert not linted.holds_facts
     assert uri not in harness.server.linted
+
+
+def test_the_collector_is_paused_during_a_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check builds a tree of many objects: the cyclic collector would scan them again and
+    again while they are made (the CLI's ``findings_of`` pauses it too)."""
+    enabled: list[bool] = []
+    original = server_module.check_bytes
+
+    def watched(raw: bytes, display: str, settings: Settings) -> Any:
+        enabled.append(gc.isenabled())
+        return original(raw, display, settings)
+
+    monkeypatch.setattr(server_module, "check_bytes", watched)
+    assert gc.isenabled()
+    Harness(tmp_path).open("train.py", TEXT)
+    assert enabled == [False]
+    assert gc.isenabled()
+
+
+def test_the_default_debounce_is_short() -> None:
+    """Typing waits the debounce and a check: 100 ms at most, so that the diagnostics of a
+    burst's last change come within about 100 ms plus one check."""
+    assert 0 < server_module.DEBOUNCE_S <= 0.1
