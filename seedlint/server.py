@@ -189,15 +189,18 @@ class SeedlintServer(LanguageServer):
 
     # -- diagnostics ---------------------------------------------------------------------------
     def schedule(self, uri: str) -> None:
-        """Check the buffer for a change: at once when the buffer's previous change is at least
-        the debounce pause old (a keystroke after a pause), else after the pause (a newer change
-        restarts it: a burst of typing is checked once, when it stops)."""
+        """Check the buffer for a change: at once when its previous change, or the check made
+        at once for it, is at least the debounce pause old (a keystroke after a pause), else
+        after the pause (a newer change restarts it: a burst of typing is checked once when it
+        stops, however long each check takes)."""
         now = time.monotonic()
         previous = self.last_change.get(uri)
         self.last_change[uri] = now
         self.cancel(uri)
         if self.debounce <= 0 or previous is None or now - previous >= self.debounce:
             self.lint(uri)
+            # The changes that came during the check are a burst: the pause counts from now.
+            self.last_change[uri] = time.monotonic()
             return
         loop = asyncio.get_running_loop()
         self.pending[uri] = loop.call_later(self.debounce, self.lint, uri)

@@ -234,3 +234,31 @@ def test_the_default_debounce_is_short() -> None:
     """Typing waits the debounce and a check: 100 ms at most, so that the diagnostics of a
     burst's last change come within about 100 ms plus one check."""
     assert 0 < server_module.DEBOUNCE_S <= 0.1
+
+
+def test_changes_that_came_during_a_slow_check_wait_for_the_pause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a busy machine a check can take longer than the pause: the changes typed meanwhile
+    are still a burst (each checked at once, the server would fall further behind)."""
+    clock = [1000.0]
+    monkeypatch.setattr(server_module.time, "monotonic", lambda: clock[0])
+    original = server_module.check_bytes
+
+    def slow(raw: bytes, display: str, settings: Settings) -> Any:
+        clock[0] += 0.5  # the check takes five pauses
+        return original(raw, display, settings)
+
+    monkeypatch.setattr(server_module, "check_bytes", slow)
+
+    async def scenario() -> None:
+        harness = Harness(tmp_path, debounce=0.1)
+        uri = harness.open("train.py", TEXT)
+        harness.change(uri, TEXT + "\n# a\n", 2)  # after a pause: at once
+        clock[0] += 0.01  # the next keystroke, read once the check is done
+        harness.change(uri, TEXT + "\n# ab\n", 3)
+        assert [p.version for p in harness.published] == [1, 2]
+        assert list(harness.server.pending) == [uri]
+        harness.server.cancel(uri)
+
+    asyncio.run(scenario())
