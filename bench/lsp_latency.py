@@ -25,6 +25,11 @@ Usage::
 
 ``SEEDLINT_BENCH_SEEDLINT`` overrides the server command (default: this Python, ``-m
 seedlint``), e.g. ``"seedlint"``.
+
+``--in-process N`` times instead the server's ``lint`` of the changed buffer called directly
+``N`` times in this process (no stdio, no client: the process CPU time of a check and its
+diagnostics, which a loaded machine disturbs less); the ``seedlint`` imported is the one on
+``sys.path`` (``PYTHONPATH``).
 """
 
 from __future__ import annotations
@@ -291,6 +296,41 @@ def session(
     }
 
 
+def in_process(text: str, count: int, folder: Path) -> str:
+    """``seedlint.server``'s ``lint`` of a changed buffer, ``count`` times after 5 untimed."""
+    from lsprotocol import types
+    from pygls.workspace import Workspace
+
+    import seedlint.server
+
+    path = folder / "train_generated.py"
+    server = seedlint.server.build()
+    uri = folder.as_uri()
+    server.protocol._workspace = Workspace(  # what `initialize` makes
+        uri, types.TextDocumentSyncKind.Full, [types.WorkspaceFolder(uri, "bench")], "utf-16"
+    )
+    published: list[int] = []
+    server.text_document_publish_diagnostics = (  # type: ignore[method-assign]
+        lambda params: published.append(len(params.diagnostics))
+    )
+    cpu: list[float] = []
+    wall: list[float] = []
+    for version in range(1, count + 6):
+        changed = text.replace("# value 0", f"# value 0 {version}", 1)
+        item = types.TextDocumentItem(path.as_uri(), "python", version, changed)
+        server.workspace.put_text_document(item)
+        start_cpu, start = time.process_time(), time.perf_counter()
+        server.lint(item.uri)
+        if version > 5:
+            cpu.append(time.process_time() - start_cpu)
+            wall.append(time.perf_counter() - start)
+    return (
+        f"in process ({seedlint.server.__file__}): {published[-1]} diagnostics; lint CPU "
+        f"median {ms(statistics.median(cpu))}, p90 {ms(percentile(cpu, 0.9))}; wall median "
+        f"{ms(statistics.median(wall))}, p90 {ms(percentile(wall, 0.9))} over {count} changes"
+    )
+
+
 def ms(value: float) -> str:
     return f"{value * 1000:.1f} ms"
 
@@ -311,6 +351,9 @@ def main() -> int:
     parser.add_argument(
         "--no-debounce-only", action="store_true", help="skip the runs with the default debounce"
     )
+    parser.add_argument(
+        "--in-process", type=int, metavar="N", help="time N lint() calls in this process only"
+    )
     args = parser.parse_args()
     override = os.environ.get("SEEDLINT_BENCH_SEEDLINT")
     base = shlex.split(override) if override else [sys.executable, "-m", "seedlint"]
@@ -321,6 +364,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "train_generated.py"
         path.write_text(text, encoding="utf-8")
+        if args.in_process:
+            print(in_process(text, args.in_process, Path(folder)))
+            return 0
         print(f"server: {' '.join(command)}")
         print(f"file: {text.count(chr(10))} lines, {len(text.encode())} bytes")
         runs: list[tuple[str, Optional[float], float, int]] = [("debounce off", 0.0, 0.0, 1)]
