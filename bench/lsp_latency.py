@@ -6,17 +6,30 @@ diagnostics of each change before the next) and reports the median and the 90th 
 the time from writing ``didChange`` to reading the ``publishDiagnostics`` of that version, on
 the warm server (after ``--warmup`` changes that are not counted).
 
-It runs twice: with the debounce off (``initializationOptions.debounce = 0``: what checking
-costs) and with the server's default debounce (what a user waits after the last keystroke).
-It also times the code-action request for a quick fix (libcst computes the edits) and the
-``source.fixAll.seedlint`` request.
+It runs three sessions:
+
+* ``debounce off`` (``initializationOptions.debounce = 0``): what checking costs;
+* ``after a pause``: the server's default debounce, each change sent ``--pause`` seconds after
+  the previous one's diagnostics (a keystroke after a pause in typing: checked at once);
+* ``burst``: the default debounce, each measured change the last of ``--burst`` changes sent
+  ``--gap`` seconds apart (typing: the time is from the last keystroke to its diagnostics,
+  the debounce pause included).
+
+It also times the code-action request for a quick fix (its fix's title and libcst edits are
+worked out then) and the ``source.fixAll.seedlint`` request.
 
 Usage::
 
-    python bench/lsp_latency.py [--lines 2000] [--changes 40] [--warmup 5]
+    python bench/lsp_latency.py [--lines 2000] [--changes 40] [--warmup 5] [--pause 0.3]
+                                [--burst 5] [--gap 0.03] [--no-debounce-only]
 
 ``SEEDLINT_BENCH_SEEDLINT`` overrides the server command (default: this Python, ``-m
 seedlint``), e.g. ``"seedlint"``.
+
+``--in-process N`` times instead the server's ``lint`` of the changed buffer called directly
+``N`` times in this process (no stdio, no client: the process CPU time of a check and its
+diagnostics, which a loaded machine disturbs less); the ``seedlint`` imported is the one on
+``sys.path`` (``PYTHONPATH``).
 """
 
 from __future__ import annotations
@@ -195,7 +208,13 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 def session(
-    command: list[str], path: Path, text: str, debounce: Optional[float], args: argparse.Namespace
+    command: list[str],
+    path: Path,
+    text: str,
+    debounce: Optional[float],
+    args: argparse.Namespace,
+    pause: float = 0.0,
+    burst: int = 1,
 ) -> dict[str, Any]:
     client = Client(command)
     options = {} if debounce is None else {"debounce": debounce}
@@ -222,18 +241,24 @@ def session(
     first = stamp - opened
     timings: list[float] = []
     cpu: list[float] = []
-    for version in range(2, 2 + args.warmup + args.changes):
-        lines[target] = lines[target].replace("# value", f"# value {version}", 1)
+    version = 1
+    for index in range(args.warmup + args.changes):
+        time.sleep(pause)
         before = cpu_seconds(client.process.pid)
-        sent = client.notify(
-            "textDocument/didChange",
-            {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"text": "".join(lines)}],
-            },
-        )
+        for typed in range(burst):
+            if typed:
+                time.sleep(args.gap)
+            version += 1
+            lines[target] = lines[target].replace("# value", f"# value {version}", 1)
+            sent = client.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [{"text": "".join(lines)}],
+                },
+            )
         stamp, found = client.diagnostics(uri, version)
-        if version >= 2 + args.warmup:
+        if index >= args.warmup:
             timings.append(stamp - sent)
             cpu.append(cpu_seconds(client.process.pid) - before)
     finding = next(d for d in found if d["code"] == "RNG001")
@@ -271,6 +296,41 @@ def session(
     }
 
 
+def in_process(text: str, count: int, folder: Path) -> str:
+    """``seedlint.server``'s ``lint`` of a changed buffer, ``count`` times after 5 untimed."""
+    from lsprotocol import types
+    from pygls.workspace import Workspace
+
+    import seedlint.server
+
+    path = folder / "train_generated.py"
+    server = seedlint.server.build()
+    uri = folder.as_uri()
+    server.protocol._workspace = Workspace(  # what `initialize` makes
+        uri, types.TextDocumentSyncKind.Full, [types.WorkspaceFolder(uri, "bench")], "utf-16"
+    )
+    published: list[int] = []
+    server.text_document_publish_diagnostics = (  # type: ignore[method-assign]
+        lambda params: published.append(len(params.diagnostics))
+    )
+    cpu: list[float] = []
+    wall: list[float] = []
+    for version in range(1, count + 6):
+        changed = text.replace("# value 0", f"# value 0 {version}", 1)
+        item = types.TextDocumentItem(path.as_uri(), "python", version, changed)
+        server.workspace.put_text_document(item)
+        start_cpu, start = time.process_time(), time.perf_counter()
+        server.lint(item.uri)
+        if version > 5:
+            cpu.append(time.process_time() - start_cpu)
+            wall.append(time.perf_counter() - start)
+    return (
+        f"in process ({seedlint.server.__file__}): {published[-1]} diagnostics; lint CPU "
+        f"median {ms(statistics.median(cpu))}, p90 {ms(percentile(cpu, 0.9))}; wall median "
+        f"{ms(statistics.median(wall))}, p90 {ms(percentile(wall, 0.9))} over {count} changes"
+    )
+
+
 def ms(value: float) -> str:
     return f"{value * 1000:.1f} ms"
 
@@ -283,7 +343,17 @@ def main() -> int:
     parser.add_argument(
         "--every", type=int, default=1, help="findings in every N-th block (1: 124 findings)"
     )
-    parser.add_argument("--no-debounce-only", action="store_true", help="skip the second run")
+    parser.add_argument(
+        "--pause", type=float, default=0.3, help="seconds before each change (after a pause)"
+    )
+    parser.add_argument("--burst", type=int, default=5, help="changes per burst")
+    parser.add_argument("--gap", type=float, default=0.03, help="seconds between burst changes")
+    parser.add_argument(
+        "--no-debounce-only", action="store_true", help="skip the runs with the default debounce"
+    )
+    parser.add_argument(
+        "--in-process", type=int, metavar="N", help="time N lint() calls in this process only"
+    )
     args = parser.parse_args()
     override = os.environ.get("SEEDLINT_BENCH_SEEDLINT")
     base = shlex.split(override) if override else [sys.executable, "-m", "seedlint"]
@@ -294,18 +364,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "train_generated.py"
         path.write_text(text, encoding="utf-8")
+        if args.in_process:
+            print(in_process(text, args.in_process, Path(folder)))
+            return 0
         print(f"server: {' '.join(command)}")
         print(f"file: {text.count(chr(10))} lines, {len(text.encode())} bytes")
-        runs: list[tuple[str, Optional[float]]] = [("debounce off", 0.0)]
+        runs: list[tuple[str, Optional[float], float, int]] = [("debounce off", 0.0, 0.0, 1)]
         if not args.no_debounce_only:
-            runs.append(("default debounce", None))
-        for label, debounce in runs:
-            result = session(command, path, text, debounce, args)
+            runs.append(("after a pause", None, args.pause, 1))
+            runs.append((f"burst of {args.burst}", None, 0.0, args.burst))
+        for label, debounce, pause, burst in runs:
+            result = session(command, path, text, debounce, args, pause, burst)
             change = result["change"]
             print(
                 f"{label}: {result['findings']} findings; didChange -> publishDiagnostics "
                 f"median {ms(statistics.median(change))}, p90 {ms(percentile(change, 0.9))}, "
-                f"max {ms(max(change))} over {len(change)} changes; server CPU per change "
+                f"max {ms(max(change))} over {len(change)} changes; server CPU per measured "
+                "change "
                 f"median {ms(statistics.median(result['cpu']))}, p90 "
                 f"{ms(percentile(result['cpu'], 0.9))} (first open "
                 f"{ms(result['open'])}); quick-fix code action median "

@@ -582,7 +582,7 @@ def _say_ruled_out(tasks: list[FileTask]) -> None:
 
 def _add_noqa(findings: list[Finding]) -> int:
     """``--add-noqa``: a ``# noqa: CODE`` on each finding's line; exit 0 (ruff's behaviour)."""
-    from seedlint.engine.add_noqa import add_noqa
+    from seedlint.engine.add_noqa import add_noqa_bytes
     from seedlint.fixes.write import write_fixed
 
     by_path: dict[str, list[Finding]] = {}
@@ -591,19 +591,12 @@ def _add_noqa(findings: list[Finding]) -> int:
             by_path.setdefault(finding.path, []).append(finding)
     added = 0
     for path, found in sorted(by_path.items()):
-        if path.endswith(".ipynb"):
-            print(f"seedlint: {path}: --add-noqa leaves notebooks as they are", file=sys.stderr)
-            continue
         raw, _ = read_file(Path(path))
         if raw is None:
             continue
-        try:
-            source = Source.decode(raw)
-        except DecodeError:
-            continue
-        text, changed = add_noqa(source.text, found)
+        new_raw, changed = add_noqa_bytes(raw, path, found)  # a notebook: in its cells
         if changed:
-            problem = write_fixed(Path(path), raw, source.encode(text))
+            problem = write_fixed(Path(path), raw, new_raw)
             if problem is not None:
                 print(f"seedlint: error: {path}: {problem}", file=sys.stderr)
                 continue

@@ -3,16 +3,22 @@
 What it offers an editor (any LSP client: Neovim, Helix, Zed, Emacs eglot, VS Code):
 
 * diagnostics for the buffer as it is in the editor, not the file on disk: on open and save at
-  once, on change after a short pause (:data:`DEBOUNCE_S`, ``initializationOptions.debounce``
-  in milliseconds to change it); with the settings ``seedlint check`` would use for that file
-  (the closest ``[tool.seedlint]``; a workspace folder without one is the root of its relative
-  patterns); each links to its rule's page;
+  once; on change at once after a pause in typing, else when typing pauses (:data:`DEBOUNCE_S`,
+  ``initializationOptions.debounce`` in milliseconds to change it); with the settings
+  ``seedlint check`` would use for that file (the closest ``[tool.seedlint]``; a workspace
+  folder without one is the root of its relative patterns); each links to its rule's page;
 * code actions: a quick fix per fixable finding (safe ones preferred, unsafe ones offered and
   labelled so), "Disable RNG00N for this line" (adds or extends the line's ``# noqa``) and
   ``source.fixAll.seedlint`` (what ``seedlint check --fix`` would do to the buffer).
 
 Nothing a buffer or a configuration file holds stops the server: a bad configuration becomes a
 diagnostic and one message, a bug in seedlint a log message.
+
+Diagnostics come first: a check finds the findings only (the check stage, ``ast`` alone); what
+each fix is (its title, safe or not) is worked out from the check's facts, kept for the buffer's
+current version, when a client asks for code actions, and the fix's edits (libcst) then too,
+for the findings at the cursor only. A buffer whose text did not change (a save, a repeated
+change) is not checked again.
 
 Only Python buffers are checked (``.py``, ``.pyi``, or the ``python`` language id); notebooks
 are left to ``seedlint check``.
@@ -23,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import time
 import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -38,10 +45,10 @@ from seedlint import __version__
 from seedlint.config import CONFIG_FILES, ConfigError, Settings, SettingsResolver
 from seedlint.core import Edit, Finding
 from seedlint.documents import DecodeError, Source
-from seedlint.engine.check import check_bytes
+from seedlint.engine.check import Checked, Flagged, check_bytes, collector_paused, with_fix
 from seedlint.engine.fix import Identity, edits_for, fix_bytes, identity
 from seedlint.engine.noqa import LINE_NOQA
-from seedlint.engine.selection import check_selectors
+from seedlint.engine.selection import check_selectors, selection
 from seedlint.fixes.text import lines as split_lines
 from seedlint.fixes.text import minimal_edits
 from seedlint.report import rule_url
@@ -50,7 +57,8 @@ from seedlint.run.discovery import is_excluded
 
 SOURCE = "seedlint"
 FIX_ALL = "source.fixAll.seedlint"
-DEBOUNCE_S = 0.15
+DEBOUNCE_S = 0.1
+KEPT_FACTS = 8  # buffers whose facts stay for their code actions (others: checked again)
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 log = logging.getLogger(__name__)
@@ -66,9 +74,47 @@ class Linted:
     raw: bytes
     display: str
     settings: Optional[Settings]  # None: the configuration could not be read
-    findings: list[Finding]
+    findings: list[Finding]  # without their fixes (see :meth:`fixed`)
     lines: list[str]  # the buffer's lines, without their endings (rows as Python counts them)
+    checked: Optional[Checked] = field(default=None, repr=False)  # its facts: for fix infos
+    _flagged: dict[int, Flagged] = field(default_factory=dict, repr=False)  # by id(finding)
+    _fixed: dict[int, Finding] = field(default_factory=dict, repr=False)
     _edits: dict[Identity, tuple[Edit, ...]] = field(default_factory=dict, repr=False)
+
+    def keep(self, checked: Checked) -> None:
+        """Keep the check's facts and violations, for :meth:`fixed`."""
+        self.checked = checked
+        self._flagged = {id(flagged.finding): flagged for flagged in checked.flagged}
+
+    @property
+    def holds_facts(self) -> bool:
+        return self.checked is not None and self.checked.facts is not None
+
+    @property
+    def released(self) -> bool:
+        """Whether fix infos can no longer be worked out (the facts were released)."""
+        return bool(self._flagged) and (self.checked is None or self.checked.facts is None)
+
+    def release(self) -> None:
+        """Free the facts (their reference cycles broken)."""
+        if self.checked is not None:
+            self.checked.release()
+
+    def fixed(self, finding: Finding) -> Finding:
+        """``finding`` with its fix (title, safe or not, applied by ``--fix``), as ``seedlint
+        check`` reports it; worked out once, from the kept facts."""
+        key = id(finding)
+        done = self._fixed.get(key)
+        if done is None:
+            flagged = self._flagged.get(key)
+            facts = self.checked.facts if self.checked is not None else None
+            if flagged is None or facts is None or self.settings is None:
+                done = finding
+            else:
+                chosen = selection(self.settings)
+                done = with_fix(finding, flagged.rule, flagged.violation, facts, chosen)
+            self._fixed[key] = done
+        return done
 
     def edits(self, findings: Sequence[Finding]) -> dict[Identity, tuple[Edit, ...]]:
         """The fixes' edits of ``findings``, each computed once per version (with libcst, only
@@ -89,8 +135,10 @@ class SeedlintServer(LanguageServer):
         self.debounce = DEBOUNCE_S
         self.resolver = SettingsResolver({}, check=check_selectors)
         self.rooted: dict[tuple[int, str], Settings] = {}
+        self.detecting: dict[int, tuple[Settings, Settings]] = {}
         self.linted: dict[str, Linted] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.last_change: dict[str, float] = {}
         self.shown_errors: set[str] = set()
 
     # -- settings ------------------------------------------------------------------------------
@@ -98,9 +146,10 @@ class SeedlintServer(LanguageServer):
         """Read every configuration file again (one changed) and check the open buffers."""
         self.resolver = SettingsResolver({}, check=check_selectors)
         self.rooted.clear()
+        self.detecting.clear()
         self.shown_errors.clear()
         for uri in list(self.linted):
-            self.lint(uri)
+            self.lint(uri, again=True)
 
     def folder_of(self, path: Path) -> Optional[Path]:
         """The innermost workspace folder that holds ``path``."""
@@ -129,12 +178,29 @@ class SeedlintServer(LanguageServer):
             rooted = self.rooted[key] = replace(settings, root=folder)
         return rooted
 
+    def detection(self, settings: Settings) -> Settings:
+        """``settings`` with no fixable rule: the check then finds the same findings and
+        leaves their fixes to :meth:`Linted.fixed` (half the cost of a check, for every
+        finding, when no client asked)."""
+        found = self.detecting.get(id(settings))
+        if found is None or found[0] is not settings:
+            found = self.detecting[id(settings)] = (settings, replace(settings, fixable=()))
+        return found[1]
+
     # -- diagnostics ---------------------------------------------------------------------------
     def schedule(self, uri: str) -> None:
-        """Check the buffer after the debounce pause (a newer change restarts the pause)."""
+        """Check the buffer for a change: at once when its previous change, or the check made
+        at once for it, is at least the debounce pause old (a keystroke after a pause), else
+        after the pause (a newer change restarts it: a burst of typing is checked once when it
+        stops, however long each check takes)."""
+        now = time.monotonic()
+        previous = self.last_change.get(uri)
+        self.last_change[uri] = now
         self.cancel(uri)
-        if self.debounce <= 0:
+        if self.debounce <= 0 or previous is None or now - previous >= self.debounce:
             self.lint(uri)
+            # The changes that came during the check are a burst: the pause counts from now.
+            self.last_change[uri] = time.monotonic()
             return
         loop = asyncio.get_running_loop()
         self.pending[uri] = loop.call_later(self.debounce, self.lint, uri)
@@ -144,15 +210,29 @@ class SeedlintServer(LanguageServer):
         if handle is not None:
             handle.cancel()
 
-    def lint(self, uri: str) -> None:
-        """Check the buffer now and publish its diagnostics; never raises."""
+    def lint(self, uri: str, again: bool = False) -> None:
+        """Check the buffer now and publish its diagnostics; never raises. A buffer whose text
+        is the one checked last is not checked again (``again``: it is, the settings changed)."""
         self.pending.pop(uri, None)
+        done: list[Linted] = []  # checks whose facts are released once the diagnostics are out
         try:
             document = self.workspace.get_text_document(uri)
             if not checkable(document):
                 return
-            linted = self.check(document)
-            self.linted[uri] = linted
+            previous = self.linted.get(uri)
+            if (
+                not again
+                and previous is not None
+                and not previous.released
+                and previous.text == document.source
+            ):
+                previous.version = document.version
+                linted = previous
+            else:
+                linted = self.check(document)
+                if previous is not None:
+                    done.append(previous)
+                done.extend(self.keep(uri, linted))
             diagnostics = [self.diagnostic(linted, f) for f in linted.findings]
         except Exception as error:  # a bug in seedlint: say so, and keep serving
             log.exception("seedlint failed on %s", uri)
@@ -166,6 +246,17 @@ class SeedlintServer(LanguageServer):
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri, diagnostics, document.version)
         )
+        for old in done:
+            old.release()
+
+    def keep(self, uri: str, linted: Linted) -> list[Linted]:
+        """Make ``linted`` the buffer's check; returns the checks of the least recently checked
+        buffers beyond :data:`KEPT_FACTS`, whose facts are to be released (their code actions
+        check them again)."""
+        self.linted.pop(uri, None)
+        self.linted[uri] = linted  # the dict's order: least recently checked first
+        holding = [known for known in self.linted.values() if known.holds_facts]
+        return holding[: max(len(holding) - KEPT_FACTS, 0)]
 
     def check(self, document: TextDocument) -> Linted:
         text = document.source
@@ -186,7 +277,10 @@ class SeedlintServer(LanguageServer):
         linted.settings = settings
         if settings.force_exclude and is_excluded(path, settings):
             return linted
-        linted.findings = check_bytes(raw, display, settings).release()
+        with collector_paused():  # see findings_of: the tree's allocations, scanned for nothing
+            checked = check_bytes(raw, display, self.detection(settings))
+        linted.findings = checked.findings
+        linted.keep(checked)
         return linted
 
     def position(self, linted: Linted, row: int, col: int) -> types.Position:
@@ -195,6 +289,8 @@ class SeedlintServer(LanguageServer):
         if line >= len(linted.lines):
             return types.Position(max(line, 0), 0)
         text = linted.lines[line][:col]
+        if text.isascii():  # one code unit per character in UTF-8, UTF-16 and UTF-32
+            return types.Position(line, len(text))
         return types.Position(line, self.workspace.position_codec.client_num_units(text))
 
     def range(self, linted: Linted, row: int, col: int, end_row: int, end_col: int) -> types.Range:
@@ -202,8 +298,6 @@ class SeedlintServer(LanguageServer):
 
     def diagnostic(self, linted: Linted, finding: Finding) -> types.Diagnostic:
         data: dict[str, Any] = {"noqa_rows": list(finding.noqa_rows)}
-        if finding.fix is not None:
-            data["fix"] = {"title": finding.fix.message, "safe": finding.fix.safe}
         return types.Diagnostic(
             range=self.range(linted, finding.row, finding.col, finding.end_row, finding.end_col),
             message=finding.message,
@@ -221,7 +315,12 @@ class SeedlintServer(LanguageServer):
         if not checkable(document):
             return None
         linted = self.linted.get(uri)
-        if linted is None or linted.version != document.version or linted.text != document.source:
+        if (
+            linted is None
+            or linted.version != document.version
+            or linted.text != document.source
+            or linted.released
+        ):
             self.cancel(uri)
             self.lint(uri)
             linted = self.linted.get(uri)
@@ -233,7 +332,7 @@ class SeedlintServer(LanguageServer):
             return []
         only = params.context.only
         first, last = params.range.start.line + 1, params.range.end.line + 1
-        here = [f for f in linted.findings if f.row <= last and f.end_row >= first]
+        here = [linted.fixed(f) for f in linted.findings if f.row <= last and f.end_row >= first]
         actions: list[types.CodeAction] = []
         if wanted(types.CodeActionKind.QuickFix, only):
             actions.extend(self.quick_fixes(linted, here))
@@ -295,7 +394,7 @@ class SeedlintServer(LanguageServer):
         """What ``--fix`` would do to the buffer (with ``--unsafe-fixes`` when the settings say
         ``unsafe-fixes = true``), as the smallest edits."""
         settings = linted.settings
-        if settings is None or not any(f.fixable for f in linted.findings):
+        if settings is None or not any(linted.fixed(f).fixable for f in linted.findings):
             return None
         fixed = fix_bytes(linted.raw, linted.display, settings, unsafe=settings.unsafe_fixes)
         for error in fixed.errors:
@@ -443,7 +542,10 @@ def build() -> SeedlintServer:
     def did_close(ls: SeedlintServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.cancel(uri)
-        if ls.linted.pop(uri, None) is not None:
+        ls.last_change.pop(uri, None)
+        linted = ls.linted.pop(uri, None)
+        if linted is not None:
+            linted.release()
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)

@@ -5,6 +5,11 @@ Existing comments stay: codes are merged into a ``# noqa: CODES`` already on the
 them. A line whose end lies inside a multi-line string, or that ends with a backslash, cannot
 take a comment: the finding's other noqa line (the last line of a multi-line call) is used, or
 none. Running it twice changes nothing the second time.
+
+A notebook's directives go on the flagged lines of its cells (:func:`add_noqa_bytes`): the
+program of its code cells takes them as a file would, and only the changed cells' ``"source"``
+values are written back, as ``--fix`` writes them (the cells' line endings, the JSON's
+formatting and everything else kept byte for byte).
 """
 
 from __future__ import annotations
@@ -15,8 +20,11 @@ import re
 import tokenize
 import warnings
 from collections.abc import Iterable
+from dataclasses import replace
 
 from seedlint.core import Finding
+from seedlint.documents import DecodeError, DocumentError, NotebookDocument, read_document
+from seedlint.documents.notebook import split
 from seedlint.engine.noqa import LINE_NOQA, line_suppresses
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -77,3 +85,46 @@ def add_noqa(text: str, findings: Iterable[Finding]) -> tuple[str, int]:
         except (SyntaxError, ValueError):
             return text, 0  # never leave a file that no longer parses
     return out, changed
+
+
+def add_noqa_bytes(raw: bytes, display: str, findings: Iterable[Finding]) -> tuple[bytes, int]:
+    """The file's bytes with the directives added (its encoding, BOM and newlines kept; a
+    notebook's in the cells its findings name), and how many lines changed; ``raw`` and 0 when
+    nothing changes or the file cannot be read or written back."""
+    try:
+        document = read_document(raw, display)
+    except (DocumentError, DecodeError):
+        return raw, 0
+    found = list(findings)
+    if isinstance(document, NotebookDocument):
+        found = _in_program(document, found)
+    new_text, changed = add_noqa(document.text, found)
+    if not changed:
+        return raw, 0
+    try:
+        new_raw = document.to_bytes(new_text)
+    except UnicodeEncodeError:
+        return raw, 0
+    if new_raw is None or new_raw == raw:
+        return raw, 0
+    return new_raw, changed
+
+
+def _in_program(document: NotebookDocument, findings: list[Finding]) -> list[Finding]:
+    """Notebook findings (a cell and rows in it) with rows of the notebook's program."""
+    if not document.checkable:
+        return []
+    rows: dict[tuple[int, int], int] = {}
+    for row, place in enumerate(split(document.program, document.notebook.tag).rows):
+        if row and place[0]:
+            rows[place] = row  # a cell's boundary line counts as its row 1: the real one wins
+    moved = []
+    for finding in findings:
+        if finding.cell is None or (finding.cell, finding.row) not in rows:
+            continue
+        noqa_rows = tuple(
+            rows[(finding.cell, r)] for r in finding.noqa_rows if (finding.cell, r) in rows
+        )
+        row = rows[(finding.cell, finding.row)]
+        moved.append(replace(finding, row=row, end_row=row, noqa_rows=noqa_rows, cell=None))
+    return moved

@@ -1,0 +1,264 @@
+"""The language server's cost per change, in process: what a change does and does not compute.
+
+No timings here (``bench/lsp_latency.py`` measures them): each test counts the work done, so
+that a change that brings back a cost fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pygls")
+
+from lsprotocol import types
+from pygls.workspace import Workspace
+
+import seedlint.server as server_module
+from seedlint.config import Settings
+from seedlint.core import Finding
+from seedlint.engine.check import check_bytes
+from seedlint.rules import BY_CODE
+from seedlint.server import SeedlintServer, build
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "lsp_latency.py"
+
+
+def _generate(lines: int) -> str:
+    """The benchmark's generated training module (findings in every block)."""
+    spec = importlib.util.spec_from_file_location("lsp_latency", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text: str = module.generate(lines)
+    return text
+
+
+TEXT = _generate(300)
+KEPT_FACTS: int = getattr(server_module, "KEPT_FACTS", 8)
+
+
+class Harness:
+    """A server with a workspace and no client: what it publishes is collected."""
+
+    def __init__(self, folder: Path, debounce: float = 0.0) -> None:
+        self.folder = folder
+        self.server: SeedlintServer = build()
+        self.server.debounce = debounce
+        uri = folder.as_uri()
+        self.server.protocol._workspace = Workspace(  # what `initialize` makes
+            uri,
+            types.TextDocumentSyncKind.Full,
+            [types.WorkspaceFolder(uri, "project")],
+            types.PositionEncodingKind.Utf16,
+        )
+        self.published: list[types.PublishDiagnosticsParams] = []
+        self.server.text_document_publish_diagnostics = self.published.append  # type: ignore[method-assign]
+        self.server.window_log_message = lambda params: None  # type: ignore[method-assign]
+
+    def open(self, name: str, text: str, version: int = 1) -> str:
+        path = self.folder / name
+        path.write_text(text, encoding="utf-8")
+        uri = path.as_uri()
+        self.server.workspace.put_text_document(
+            types.TextDocumentItem(uri, "python", version, text)
+        )
+        self.server.lint(uri)
+        return uri
+
+    def change(self, uri: str, text: str, version: int) -> None:
+        self.server.workspace.put_text_document(
+            types.TextDocumentItem(uri, "python", version, text)
+        )
+        self.server.schedule(uri)
+
+    def actions(self, uri: str, line: int, only: list[str]) -> list[types.CodeAction]:
+        params = types.CodeActionParams(
+            types.TextDocumentIdentifier(uri),
+            types.Range(types.Position(line, 0), types.Position(line, 0)),
+            types.CodeActionContext(diagnostics=[], only=only),
+        )
+        return self.server.code_actions(params)
+
+
+@pytest.fixture
+def fix_infos(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The codes of every rule ``fix_info`` call (what a fix is: the expensive half of a check
+    of a file with many findings)."""
+    calls: list[str] = []
+    for code, rule in BY_CODE.items():
+        original = rule.fix_info
+
+        def counted(self: Any, *args: Any, _original: Any = original, _code: str = code) -> Any:
+            calls.append(_code)
+            return _original(self, *args)
+
+        monkeypatch.setattr(rule, "fix_info", counted)
+    yield calls
+
+
+@pytest.fixture
+def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the server checks."""
+    calls: list[str] = []
+    original = server_module.check_bytes
+
+    def counted(raw: bytes, display: str, settings: Settings) -> Any:
+        calls.append(display)
+        return original(raw, display, settings)
+
+    monkeypatch.setattr(server_module, "check_bytes", counted)
+    return calls
+
+
+def test_diagnostics_do_not_work_out_the_fixes(tmp_path: Path, fix_infos: list[str]) -> None:
+    harness = Harness(tmp_path)
+    harness.open("train.py", TEXT)
+    assert len(harness.published[-1].diagnostics) > 20
+    assert fix_infos == []
+
+
+def test_a_quick_fix_works_out_the_fixes_at_the_cursor_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fixed: list[str] = []
+    original = server_module.with_fix
+
+    def counted(finding: Finding, *args: Any) -> Finding:
+        fixed.append(finding.code)
+        return original(finding, *args)
+
+    monkeypatch.setattr(server_module, "with_fix", counted)
+    harness = Harness(tmp_path)
+    uri = harness.open("train.py", TEXT)
+    diagnostics = harness.published[-1].diagnostics
+    first = next(d for d in diagnostics if d.code == "RNG001")
+    line = first.range.start.line
+    at_line = [d for d in diagnostics if d.range.start.line <= line <= d.range.end.line]
+    actions = harness.actions(uri, line, [types.CodeActionKind.QuickFix])
+    assert any(a.title.endswith("(RNG001)") for a in actions)
+    assert len(fixed) == len(at_line) < len(diagnostics)
+    harness.actions(uri, line, [types.CodeActionKind.QuickFix])
+    assert len(fixed) == len(at_line)  # once per version
+
+
+def test_the_lazy_fixes_are_the_clis(tmp_path: Path) -> None:
+    """Findings, fixes and all, as ``seedlint check`` finds them (nothing changes but when)."""
+    harness = Harness(tmp_path)
+    uri = harness.open("train.py", TEXT)
+    linted = harness.server.linted[uri]
+    cli = check_bytes(TEXT.encode(), str(tmp_path / "train.py"), linted.settings or Settings())
+    assert [linted.fixed(f) for f in linted.findings] == cli.findings
+    assert any(f.fix is not None for f in cli.findings)
+
+
+def test_an_unchanged_buffer_is_not_checked_again(tmp_path: Path, checks: list[str]) -> None:
+    harness = Harness(tmp_path)
+    uri = harness.open("train.py", TEXT)
+    harness.server.lint(uri)  # a save after the change that was checked
+    harness.change(uri, TEXT, 2)  # a change that changes nothing
+    assert len(checks) == 1
+    assert [p.version for p in harness.published] == [1, 1, 2]
+    assert harness.published[0].diagnostics == harness.published[-1].diagnostics
+    harness.change(uri, TEXT.replace("# value 0", "# value 00"), 3)
+    assert len(checks) == 2
+
+
+def test_a_change_after_a_pause_is_checked_at_once_and_a_burst_once(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        harness = Harness(tmp_path, debounce=60.0)  # a pause no test waits for
+        uri = harness.open("train.py", TEXT)
+        harness.change(uri, TEXT + "\n# one\n", 2)  # the first change: checked at once
+        assert [p.version for p in harness.published] == [1, 2]
+        harness.change(uri, TEXT + "\n# two\n", 3)  # typing on: waits for the pause
+        harness.change(uri, TEXT + "\n# three\n", 4)
+        assert [p.version for p in harness.published] == [1, 2]
+        assert list(harness.server.pending) == [uri]
+        harness.server.pending[uri]._run()  # the pause is over  # type: ignore[attr-defined]
+        assert [p.version for p in harness.published] == [1, 2, 4]
+
+    asyncio.run(scenario())
+
+
+def test_a_buffer_whose_facts_were_released_still_gets_its_quick_fixes(
+    tmp_path: Path, checks: list[str]
+) -> None:
+    harness = Harness(tmp_path)
+    first = harness.open("first.py", TEXT)
+    for n in range(KEPT_FACTS):
+        harness.open(f"other_{n}.py", TEXT)
+    assert harness.server.linted[first].released
+    assert sum(known.holds_facts for known in harness.server.linted.values()) == KEPT_FACTS
+    line = next(d for d in harness.published[0].diagnostics if d.code == "RNG001").range.start.line
+    assert harness.actions(first, line, [types.CodeActionKind.QuickFix])
+    assert len(checks) == KEPT_FACTS + 2  # the released one was checked again, once
+
+
+def test_closing_releases_the_facts(tmp_path: Path) -> None:
+    harness = Harness(tmp_path)
+    uri = harness.open("train.py", TEXT)
+    linted = harness.server.linted[uri]
+    assert linted.holds_facts
+    close = harness.server.protocol.fm.features[types.TEXT_DOCUMENT_DID_CLOSE]
+    close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    assert not linted.holds_facts
+    assert uri not in harness.server.linted
+
+
+def test_the_collector_is_paused_during_a_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A check builds a tree of many objects: the cyclic collector would scan them again and
+    again while they are made (the CLI's ``findings_of`` pauses it too)."""
+    enabled: list[bool] = []
+    original = server_module.check_bytes
+
+    def watched(raw: bytes, display: str, settings: Settings) -> Any:
+        enabled.append(gc.isenabled())
+        return original(raw, display, settings)
+
+    monkeypatch.setattr(server_module, "check_bytes", watched)
+    assert gc.isenabled()
+    Harness(tmp_path).open("train.py", TEXT)
+    assert enabled == [False]
+    assert gc.isenabled()
+
+
+def test_the_default_debounce_is_short() -> None:
+    """Typing waits the debounce and a check: 100 ms at most, so that the diagnostics of a
+    burst's last change come within about 100 ms plus one check."""
+    assert 0 < server_module.DEBOUNCE_S <= 0.1
+
+
+def test_changes_that_came_during_a_slow_check_wait_for_the_pause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a busy machine a check can take longer than the pause: the changes typed meanwhile
+    are still a burst (each checked at once, the server would fall further behind)."""
+    clock = [1000.0]
+    monkeypatch.setattr(server_module.time, "monotonic", lambda: clock[0])
+    original = server_module.check_bytes
+
+    def slow(raw: bytes, display: str, settings: Settings) -> Any:
+        clock[0] += 0.5  # the check takes five pauses
+        return original(raw, display, settings)
+
+    monkeypatch.setattr(server_module, "check_bytes", slow)
+
+    async def scenario() -> None:
+        harness = Harness(tmp_path, debounce=0.1)
+        uri = harness.open("train.py", TEXT)
+        harness.change(uri, TEXT + "\n# a\n", 2)  # after a pause: at once
+        clock[0] += 0.01  # the next keystroke, read once the check is done
+        harness.change(uri, TEXT + "\n# ab\n", 3)
+        assert [p.version for p in harness.published] == [1, 2]
+        assert list(harness.server.pending) == [uri]
+        harness.server.cancel(uri)
+
+    asyncio.run(scenario())
