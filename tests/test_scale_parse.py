@@ -102,9 +102,7 @@ def test_pieces_are_really_used(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "".join(f"x_{i} = {i}\n" for i in range(50))
     tree = parse.parse_module(text, "m.py")
     assert len(calls) == 50  # one piece a statement here
-    assert ast.dump(tree, include_attributes=True) == ast.dump(
-        real(text), include_attributes=True
-    )
+    assert ast.dump(tree, include_attributes=True) == ast.dump(real(text), include_attributes=True)
 
 
 @pytest.mark.usefixtures("tiny_pieces")
