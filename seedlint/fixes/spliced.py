@@ -91,18 +91,19 @@ class TopLevel:
         if change.imports and any(_IMPORT.search(self.module.code_for_node(node)) for node in news):
             return None  # it adds an import statement itself: the imports may interact
         # The change's parts by the top-level statement they touch, in runs of statements.
-        parts: list[tuple[int, Change]] = []
+        parts: list[tuple[Optional[int], Change]] = []
         for old, new in change.replacements:
-            parts.append((self._index(old) or -1, Change(replacements=[(old, new)])))
+            parts.append((self._index(old), Change(replacements=[(old, new)])))
         for node in change.removals:
-            parts.append((self._index(node) or -1, Change(removals=[node])))
+            parts.append((self._index(node), Change(removals=[node])))
         for insertion in change.insertions:
-            parts.append((self._index(insertion.anchor) or -1, Change(insertions=[insertion])))
-        if not parts or any(index < 0 for index, _ in parts):
+            parts.append((self._index(insertion.anchor), Change(insertions=[insertion])))
+        placed = [(index, part) for index, part in parts if index is not None]
+        if not placed or len(placed) < len(parts):
             return None
-        parts.sort(key=lambda part: part[0])
+        placed.sort(key=lambda part: part[0])
         runs: list[tuple[int, int, Change]] = []  # first and last statement, the changes
-        for index, part in parts:
+        for index, part in placed:
             if runs and index <= runs[-1][1] + 2:  # stretches would touch: one run
                 low, _, merged = runs[-1]
                 merged.replacements += part.replacements
@@ -119,8 +120,9 @@ class TopLevel:
             near = max(edit.end_row for edit in imports) + 2  # 1-based rows
             # Runs that start near the imports are applied with them to the whole module
             # (once per file for the same parts: a shared `seed_worker` and its import).
-            together = [run for run in runs if self.first_rows[max(run[0] - 1, 0)] <= near]
-            runs = [run for run in runs if run not in together]
+            close = [self.first_rows[max(run[0] - 1, 0)] <= near for run in runs]
+            together = [run for run, near_it in zip(runs, close) if near_it]
+            runs = [run for run, near_it in zip(runs, close) if not near_it]
             joined = Change(imports=list(change.imports))
             for _, _, part in together:
                 joined.replacements += part.replacements
