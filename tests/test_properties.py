@@ -202,7 +202,7 @@ def loader_call(draw: st.DrawFn, callee: str, fixable: bool = False) -> str:
     if not fixable and draw(st.integers(0, 9)) == 0:
         parts.append("**options")
     layout = draw(st.sampled_from(["line", "exploded", "comments", "hanging", "empty"]))
-    if layout == "empty" or not parts:
+    if (layout == "empty" and not fixable) or not parts:  # a fixable call keeps its shuffle
         return f"{callee}()"
     if layout == "line":
         return f"{callee}({', '.join(parts)})"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import gc
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Optional
@@ -22,6 +21,7 @@ from seedlint.core import Finding, Fix
 from seedlint.documents import Document, DocumentError, Source, read_document
 from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.noqa import FileExemption, file_exemption, line_suppresses
+from seedlint.engine.parse import parse_module
 from seedlint.engine.selection import INVALID_FILE, Selection, selection
 from seedlint.project.index import active as active_index
 from seedlint.rules import Rule
@@ -109,9 +109,7 @@ def check_text(
     problem = None
     try:
         if tree is None:
-            with warnings.catch_warnings():  # Python 3.12+ warns of `"\d"`: not our business
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text, filename=display)
+            tree = parse_module(text, display)  # a large text in pieces: a lower peak
     except SyntaxError as error:
         problem = (f"SyntaxError: {error.msg or 'invalid syntax'}", error.lineno or 1)
         col = max((error.offset or 1) - 1, 0)

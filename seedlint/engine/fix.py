@@ -280,6 +280,7 @@ def edits_for(
     masked IPython syntax gets no edits (one finding has one ``cell``), and ``--fix`` still
     applies it."""
     from seedlint.fixes.edits import line_starts, local_edits
+    from seedlint.fixes.spliced import TopLevel
     from seedlint.fixes.transform import apply_changes
 
     try:
@@ -299,7 +300,9 @@ def edits_for(
     except Exception:  # libcst cannot parse it, or it is nested too deeply
         return {}
     found: dict[Identity, tuple[Edit, ...]] = {}
-    starts = line_starts(lines(document.text))
+    text_lines = lines(document.text)
+    starts = line_starts(text_lines)
+    tops: Optional[TopLevel] = None  # made at the first fix that needs it
     for item in checked.flagged:
         if item.finding.fix is None or (only is not None and identity(item.finding) not in only):
             continue
@@ -309,7 +312,10 @@ def edits_for(
                 continue
             # A replacement costs the size of its nodes; anything else, the module's.
             edits = local_edits(ctx.module, ctx.positions, change, document.text, starts)
-            if edits is None:
+            if edits is None:  # an insertion, say: applied to its top-level statements
+                tops = tops or TopLevel(ctx.module, ctx.positions)
+                edits = tops.edits(change, document.text, text_lines, starts)
+            if edits is None:  # imports: applied to the whole module
                 new_text = apply_changes(ctx.module, [change], ctx.positions)
                 edits = minimal_edits(document.text, new_text)
         except Exception:  # a broken codemod: no edits shown, and --fix reports it
