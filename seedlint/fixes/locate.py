@@ -69,16 +69,29 @@ def loader_call(facts: ModuleFacts, node: ast.AST) -> Optional[LoaderCall]:
 
 def positional_index(loader: LoaderCall, name: str) -> Optional[int]:
     """Where ``name`` sits among the loader's positional parameters (None for a subclass with
-    an ``__init__`` of its own: its positions are not the DataLoader's)."""
-    if loader.custom_init or name not in DATALOADER.positional:
+    an ``__init__`` of its own: its positions are not the DataLoader's; for a loader class of
+    another module of the project, its ``__init__``'s positions; after a partial's own
+    positional arguments)."""
+    signature = loader.signature or DATALOADER
+    if (loader.custom_init and loader.signature is None) or name not in signature.positional:
         return None
-    return DATALOADER.positional.index(name)
+    index = signature.positional.index(name)
+    if loader.partial is not None:
+        index -= len(loader.partial.args) - 1
+    return index
 
 
 def settable(facts: ModuleFacts, loader: LoaderCall, name: str) -> bool:
     """Whether a fix can pass ``name=`` to the loader call: it is passed as an explicit keyword
     or position, or not at all (not through ``*args``, nor a ``**kwargs`` that may hold it)."""
-    return argument_settable(facts, loader.call, loader.scope, name, positional_index(loader, name))
+    position = positional_index(loader, name)
+    if position is not None and position < 0:
+        return False  # the partial passes it by position: a keyword would clash
+    if loader.partial is not None and not argument_settable(
+        facts, loader.partial, loader.scope, name, None
+    ):
+        return False
+    return argument_settable(facts, loader.call, loader.scope, name, position)
 
 
 def argument_settable(
