@@ -72,8 +72,9 @@ class LoaderCall:
     # ``make = functools.partial(DataLoader, ...)``: the partial, whose arguments come first
     partial: Optional[ast.Call] = None
     # a loader class of another module of the project (its ``__init__``'s signature), or
-    # DataLoader reached through a star import: the name the messages use, else None
+    # DataLoader reached through a star import: the signature the call binds to, else None
     signature: Optional[Signature] = None
+    name: str = ""  # that class's name (the messages name its `__init__`)
 
     @property
     def bound(self) -> ast.Call:
@@ -165,6 +166,12 @@ class ModuleFacts:
         self.__dict__.clear()
 
     @cached_property
+    def memo(self) -> dict[str, object]:
+        """Per-module results of the layers above, computed once for every rule (the project's
+        answers for this module)."""
+        return {}
+
+    @cached_property
     def resolver(self) -> NameResolver:
         return NameResolver(self.builder)
 
@@ -183,6 +190,10 @@ class ModuleFacts:
     @cached_property
     def call_scopes(self) -> dict[int, Scope]:
         return {id(call): scope for call, scope in self.builder.calls}
+
+    def calls_spelled(self, last_names: frozenset[str]) -> Iterator[tuple[ast.Call, Scope]]:
+        """The calls whose name can mean something ending in ``last_names``."""
+        return self._calls_spelled(last_names)
 
     def _calls_spelled(self, last_names: frozenset[str]) -> Iterator[tuple[ast.Call, Scope]]:
         """The calls whose name can mean something ending in ``last_names`` (aliases included):

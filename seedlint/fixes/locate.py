@@ -121,6 +121,10 @@ def refusal(facts: ModuleFacts, loader: LoaderCall, name: str) -> Optional[str]:
     ``**kwargs``, so the call would raise TypeError. None: nothing stands in the way."""
     if any(keyword.arg == name for keyword in loader.call.keywords):
         return None  # passed already (`generator=None`): the fix replaces the value
+    if loader.signature is not None:  # a loader class of another module of the project
+        if loader.custom_init and name not in loader.signature.names:
+            return f"no fix: `{loader.name}.__init__` does not take it"
+        return None
     for meaning in facts.resolver.meanings(loader.call.func, loader.scope):
         init = _init_of(facts, meaning) if isinstance(meaning, ast.ClassDef) else None
         if init is None:
@@ -153,12 +157,13 @@ def _init_of(
 
 
 def loader_argument_fix(
-    facts: ModuleFacts, node: ast.AST, argument: str
+    facts: ModuleFacts, node: ast.AST, argument: str, loader: Optional[LoaderCall] = None
 ) -> Optional[Applicability]:
     """Whether a fix can add ``argument`` to a flagged DataLoader call: safe, or unsafe for a
     subclass with an ``__init__`` of its own (it may not take the argument); None: no fix (also
-    when the subclass's ``__init__`` cannot take it, see :func:`refusal`)."""
-    loader = loader_call(facts, node)
+    when the subclass's ``__init__`` cannot take it, see :func:`refusal`). ``loader``: the
+    call, when the module's own facts do not know it (a loader class of another module)."""
+    loader = loader or loader_call(facts, node)
     if loader is None or not settable(facts, loader, argument):
         return None
     if refusal(facts, loader, argument) is not None:

@@ -12,9 +12,11 @@ from seedlint.analysis.names import Scope
 from seedlint.analysis.values import OBJECT, Value, is_none_or_absent, is_truthy
 from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
-from seedlint.fixes.locate import loader_argument_fix, loader_call, refusal, start
+from seedlint.fixes.locate import loader_argument_fix, refusal, start
 from seedlint.fixes.seeds import choose_seed
 from seedlint.prefilter.words import WordGroups, loader_words
+from seedlint.project.loaders import ProjectLoaders
+from seedlint.project.summary import builder_parameters
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
@@ -30,14 +32,14 @@ MESSAGE = (
 class ShuffleWithoutGeneratorViolation(Violation):
     node: ast.Call
     no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
+    caller: Optional[str] = None  # the project's call that makes `shuffle` true
 
     @property
     def message(self) -> str:
-        return (
-            MESSAGE
-            if self.no_fix is None
-            else f"DataLoader shuffles without a `generator` ({self.no_fix})"
-        )
+        parts = [part for part in (self.caller, self.no_fix) if part]
+        if not parts:
+            return MESSAGE
+        return f"DataLoader shuffles without a `generator` ({'; '.join(parts)})"
 
 
 class ShuffleWithoutGenerator(Rule):
@@ -155,26 +157,39 @@ raise TypeError): the message then says so.
         return (loader_words(options),)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
-        for loader in facts.dataloader_calls:
-            args = loader.args
-            if not args["shuffle"].may(is_truthy):
+        project = ProjectLoaders.of(facts)
+        for loader in [*facts.dataloader_calls, *project.loader_calls()]:
+            if _shuffles_unseeded(loader.args):
+                if _iterable_dataset(facts, loader) or reseeded_by_accelerate(facts, loader):
+                    continue  # PyTorch raises / accelerate swaps in a seeded sampler
+                yield ShuffleWithoutGeneratorViolation(
+                    loader.call, refusal(facts, loader, "generator")
+                )
                 continue
-            if not args["generator"].known_may(is_none_or_absent):
-                continue
-            if _replaces_shuffling(args["sampler"]) or _replaces_shuffling(args["batch_sampler"]):
-                continue
-            if _iterable_dataset(facts, loader):
-                continue  # PyTorch raises for shuffle=True with an IterableDataset
-            if reseeded_by_accelerate(facts, loader):
-                continue  # accelerate swaps in a sampler seeded from the run's seed
-            yield ShuffleWithoutGeneratorViolation(loader.call, refusal(facts, loader, "generator"))
+            for binding in project.bindings(loader):  # a builder: its callers decide
+                if not _shuffles_unseeded({**loader.args, **binding.values}):
+                    continue
+                if _iterable_dataset(facts, loader) or reseeded_by_accelerate(facts, loader):
+                    break
+                no_fix = refusal(facts, loader, "generator")
+                caller = binding.describe("shuffle", "generator")
+                yield ShuffleWithoutGeneratorViolation(loader.call, no_fix, caller)
+                break
 
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions
     ) -> Optional[FixInfo]:
-        applicability = loader_argument_fix(facts, violation.node, "generator")
-        loader = loader_call(facts, violation.node)
-        if applicability is None or loader is None:
+        loader = ProjectLoaders.of(facts).find(violation.node)
+        if loader is None:
+            return None
+        if (
+            isinstance(violation, ShuffleWithoutGeneratorViolation)
+            and violation.caller is not None
+            and "generator" in builder_parameters(facts, loader)
+        ):
+            return None  # the builder's caller passes the generator: the fix belongs there
+        applicability = loader_argument_fix(facts, violation.node, "generator", loader)
+        if applicability is None:
             return None
         value = _generator(facts, loader.scope, start(loader.call), options)
         return FixInfo(applicability, f"Pass `generator={value}`")
@@ -183,7 +198,7 @@ raise TypeError): the message then says so.
         from seedlint.fixes.calls import set_loader_argument
         from seedlint.fixes.context import Change
 
-        loader = loader_call(ctx.facts, violation.node)
+        loader = ProjectLoaders.of(ctx.facts).find(violation.node)
         if loader is None:
             return None
         change = Change()
@@ -192,6 +207,15 @@ raise TypeError): the message then says so.
         seed = ctx.seed(at, loader.scope).text(torch)
         value = f"{torch}.Generator().manual_seed({seed})"
         return change if set_loader_argument(ctx, change, loader, "generator", value) else None
+
+
+def _shuffles_unseeded(args: dict[str, Value]) -> bool:
+    """``shuffle`` may be true, ``generator`` absent or None, and no sampler replaces it."""
+    if not args["shuffle"].may(is_truthy):
+        return False
+    if not args["generator"].known_may(is_none_or_absent):
+        return False
+    return not (_replaces_shuffling(args["sampler"]) or _replaces_shuffling(args["batch_sampler"]))
 
 
 def _replaces_shuffling(value: Value) -> bool:

@@ -40,7 +40,7 @@ from seedlint.run.cache import Cache, StatKey, digest, stat_key
 from seedlint.run.discovery import discover
 from seedlint.run.pool import pool_map
 
-SUMMARY_FORMAT = 3
+SUMMARY_FORMAT = 4
 _Entry = tuple[Optional[StatKey], str, ModuleSummary]
 # A walk of the project: (settings fingerprint, modification time of every folder above a file
 # and of every ignore file in them, the files found).
