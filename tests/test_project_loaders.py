@@ -29,6 +29,8 @@ from tests.test_projects import PROJECTS, active, index_for
 
 CODES = ("RNG001", "RNG002")
 LOADER_PROJECTS = ("builders", "loader_subclass", "star_loader")
+SEEDLINT = (sys.executable, "-m", "seedlint", "check", "--output-format", "json")
+SEEDLINT += ("--select", "RNG001,RNG002")
 
 
 def _check(root: Path, path: Path, text: str | None = None) -> list[tuple[int, str, str, str]]:
@@ -168,8 +170,7 @@ def test_the_cli_sees_callers_in_files_it_was_not_given(tmp_path: Path) -> None:
     (root / "pyproject.toml").write_text("")
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
     result = subprocess.run(
-        [sys.executable, "-m", "seedlint", "check", "--no-cache", "--output-format", "json"]
-        + ["--select", "RNG001,RNG002", "data.py"],
+        [*SEEDLINT, "--no-cache", "data.py"],
         cwd=root,
         env=env,
         capture_output=True,
@@ -190,8 +191,7 @@ def test_a_warm_run_follows_a_caller_in_another_file(tmp_path: Path) -> None:
 
     def rows() -> list[tuple[int, str]]:
         result = subprocess.run(
-            [sys.executable, "-m", "seedlint", "check", "--output-format", "json"]
-            + ["--select", "RNG001,RNG002", "data.py"],
+            [*SEEDLINT, "data.py"],
             cwd=root,
             env=env,
             capture_output=True,
