@@ -211,7 +211,18 @@ _LIBRARY_CALLS = frozenset(
 )
 _REEXPORT = re.compile(rb"import[^\n]*[sS][eE][eE][dD]")
 _SEEDING = frozenset({*qualnames_of(frozenset(Seeding)), *DEFAULT_SEED_FUNCTIONS})
-_LOADER_WORDS = re.compile(rb"[lL]oader\b|shuffle|num_workers|worker_init_fn")
+# A loader builder, a caller of one (`train_loader = build(...)`), a loader class, a module
+# others star-import a loader from.
+_LOADER_WORDS = (
+    b"DataLoader",
+    b"Loader(",
+    b"Loader)",
+    b"shuffle",
+    b"num_workers",
+    b"worker_init_fn",
+    b"_loader",
+    b"loader =",
+)
 _DRAW_WORDS = re.compile(
     rb"nn\.|rand|[dD]ropout|shuffle|init\.|create_model|torchvision\.models|_split|Linear|Conv"
 )
@@ -221,7 +232,7 @@ def needs_tree(raw: bytes) -> bool:
     """Whether the module needs a real summary (the index's pre-filter): one that makes no
     seeding call, calls no seeding helper, re-exports none and is no script seeds nothing a
     program could reach, and is summarised from its bytes alone."""
-    if _LOADER_WORDS.search(raw) is not None:
+    if any(word in raw for word in _LOADER_WORDS):
         return True  # loader builders, their callers, loader classes, star-import targets
     if _SEED_WORD.search(raw) is None:
         return b"__main__" in raw
@@ -314,7 +325,9 @@ class _Summarizer:
                 else:
                     calls.setdefault(key, []).append(reference)
             if references and references != ["!draw"] and (call.args or call.keywords):
-                sites.append(self._site(call, scope, references))
+                site = self._site(call, scope, references)
+                if site is not None:
+                    sites.append(site)
         for loader in facts.dataloader_calls:
             if facts.keyword_true(loader.call, "shuffle", loader.scope):
                 key = self._key(facts.enclosing_function(loader.scope))
@@ -385,7 +398,9 @@ class _Summarizer:
                 found[key] = None
         return tuple(found)
 
-    def _site(self, call: ast.Call, scope: Scope, references: list[str]) -> CallSite:
+    def _site(self, call: ast.Call, scope: Scope, references: list[str]) -> Optional[CallSite]:
+        """The call as a site, when it passes some literal a loader argument could take (a
+        bool, an int, None): a caller passing only unknown values decides nothing known."""
         evaluate = self.facts.values.evaluate
         args: list[str] = []
         for arg in call.args:
@@ -402,6 +417,8 @@ class _Summarizer:
             keywords.extend((name, encode(value)) for name, value in spread.entries.items())
             if spread.open:
                 keywords.append(("**", "U"))
+        if not any(_decides(text) for text in [*args, *(value for _, value in keywords)]):
+            return None
         return CallSite(tuple(references), call.lineno, tuple(args), tuple(keywords))
 
     def _key(self, owner: Union[FunctionNode, ast.Module]) -> Optional[str]:
@@ -547,6 +564,15 @@ def encode(value: Value) -> str:
         else:
             options.append(_MARK_OBJECT)
     return json.dumps(sorted(options, key=repr), separators=(",", ":"))
+
+
+def _decides(text: str) -> bool:
+    """An encoded value with a bool, int or None among its options."""
+    if text[:1] != "[":
+        return False
+    return any(
+        option is None or isinstance(option, (bool, int)) for option in decode(text).known()
+    )
 
 
 def decode(text: str) -> Value:
