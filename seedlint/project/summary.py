@@ -570,9 +570,7 @@ def _decides(text: str) -> bool:
     """An encoded value with a bool, int or None among its options."""
     if text[:1] != "[":
         return False
-    return any(
-        option is None or isinstance(option, (bool, int)) for option in decode(text).known()
-    )
+    return any(option is None or isinstance(option, (bool, int)) for option in decode(text).known())
 
 
 def decode(text: str) -> Value:

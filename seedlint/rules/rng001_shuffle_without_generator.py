@@ -61,7 +61,25 @@ epoch.
 
 `shuffle` counts when it is `True`, or an expression that may be true on some path
 (`shuffle=args.shuffle` with no visible default, `shuffle=(sampler is None)`). It does not count
-when it is absent, `False`/`None`, or a parameter whose caller decides (no default).
+when it is absent or `False`/`None`.
+
+Across functions and modules of the project (the files found from its root, whether or not they
+are named on the command line), it also checks:
+
+- a loader class held in a variable: `loader_class = DataLoader`, a conditional expression
+  (`FastLoader if fast else DataLoader`), or `functools.partial(DataLoader, ...)`, whose
+  arguments count as the call's, with a `**kwargs` dict built in the same function;
+- a DataLoader subclass defined in another module (`class AudioDataLoader(DataLoader)` in
+  `loaders.py`, called in `train.py`): positional arguments bind to its own `__init__`'s
+  parameters (a `*args, **kwargs` pass-through keeps the DataLoader's);
+- `DataLoader` or `torch` bound only through a star import of a project module;
+- a builder whose `shuffle` (or `generator`, `sampler`) is one of its parameters
+  (`def build(ds, train): return DataLoader(ds, shuffle=train)`): the project's calls of the
+  builder bind it (by keyword or position, the builder's defaults where a call leaves it out),
+  and a call that makes the loader shuffle without a generator is reported at the DataLoader
+  call, the message naming it: `(shuffle=True from `train.py:12`)`. A builder that no code of
+  the project calls with a known value (a library's API, a caller passing its own parameter on)
+  is not reported: what cannot be known is no finding.
 
 ## Why is this bad?
 With `shuffle=True` and no `generator`, the loader's `RandomSampler` seeds itself at every epoch
@@ -116,6 +134,13 @@ draws, which is its purpose: results or checkpoints made with the old order are 
 for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` dict, nor for a
 loader class of this module whose `__init__` takes neither `generator` nor `**kwargs` (it would
 raise TypeError): the message then says so.
+
+For a loader class of another module of the project the same holds: safe when its `__init__`
+passes `*args, **kwargs` on, unsafe when it has a signature of its own that takes `generator` or
+`**kwargs`, no fix when it takes neither. For a builder whose callers make it shuffle, the fix is
+the one above, at the loader call (the seed in reach there, `torch.initial_seed()` in library
+code); when the builder takes `generator` as a parameter itself, its caller should pass one, and
+there is no fix at the loader (the message names the caller).
 
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.

@@ -59,8 +59,15 @@ dataset holds. This is the PyTorch reproducibility recipe: pass `worker_init_fn=
 together with `generator=g`.
 
 `num_workers` counts when it is a non-zero value, or an expression that may be non-zero
-(`args.workers` with no visible default, `os.cpu_count()`). It does not count when it is absent,
-`0`, or a parameter whose caller decides (no default).
+(`args.workers` with no visible default, `os.cpu_count()`). It does not count when it is absent
+or `0`.
+
+Loader classes are found as RNG001 finds them: in a variable (a conditional expression,
+`functools.partial(DataLoader, ...)`), a DataLoader subclass of another module of the project
+(its own `__init__` binds the positions), `DataLoader` or `torch` through a star import of a
+project module. A builder whose `num_workers` (or `worker_init_fn`) is one of its parameters is
+reported when a call of it in the project gives the loader workers and no `worker_init_fn`; the
+message names that call: `(num_workers=4 from `train.py:12`)`. No caller found: no finding.
 
 ## Why is this bad?
 It is often harmless, and the message says no more than is true: since PyTorch 1.9 every worker
@@ -107,7 +114,9 @@ seeds it from a 128-bit state), which is harmless but not bit-identical to befor
 elsewhere (in other libraries) still need your own `worker_init_fn`. There is no fix when
 `worker_init_fn` may come from `*args` or a `**kwargs` dict, nor for a loader class of this module
 whose `__init__` takes neither `worker_init_fn` nor `**kwargs` (it would raise TypeError): the
-message then says so.
+message then says so. The same holds for a loader class of another module of the project (safe
+for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a builder takes
+`worker_init_fn` as a parameter itself, its caller should pass one: no fix at the loader.
 
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.
