@@ -217,7 +217,8 @@ _LOADER_WORDS = (
     b"DataLoader",
     b"Loader(",
     b"Loader)",
-    b"shuffle",
+    b"shuffle=",
+    b"shuffle =",
     b"num_workers",
     b"worker_init_fn",
     b"_loader",
@@ -232,7 +233,9 @@ def needs_tree(raw: bytes) -> bool:
     """Whether the module needs a real summary (the index's pre-filter): one that makes no
     seeding call, calls no seeding helper, re-exports none and is no script seeds nothing a
     program could reach, and is summarised from its bytes alone."""
-    if any(word in raw for word in _LOADER_WORDS):
+    if (b"oader" in raw or b"shuffle" in raw or b"num_workers" in raw) and any(
+        word in raw for word in _LOADER_WORDS
+    ):
         return True  # loader builders, their callers, loader classes, star-import targets
     if _SEED_WORD.search(raw) is None:
         return b"__main__" in raw
@@ -401,6 +404,9 @@ class _Summarizer:
     def _site(self, call: ast.Call, scope: Scope, references: list[str]) -> Optional[CallSite]:
         """The call as a site, when it passes some literal a loader argument could take (a
         bool, an int, None): a caller passing only unknown values decides nothing known."""
+        values = [*call.args, *(k.value for k in call.keywords if k.arg is not None)]
+        if not any(k.arg is None for k in call.keywords) and not any(map(_literal, values)):
+            return None  # the cheap gate: no literal a loader argument could take
         evaluate = self.facts.values.evaluate
         args: list[str] = []
         for arg in call.args:
@@ -564,6 +570,13 @@ def encode(value: Value) -> str:
         else:
             options.append(_MARK_OBJECT)
     return json.dumps(sorted(options, key=repr), separators=(",", ":"))
+
+
+def _literal(expr: ast.expr) -> bool:
+    """``True``, ``4``, ``None``, ``-1`` (not a string)."""
+    if isinstance(expr, ast.UnaryOp):
+        expr = expr.operand
+    return isinstance(expr, ast.Constant) and not isinstance(expr.value, (str, bytes))
 
 
 def _decides(text: str) -> bool:
