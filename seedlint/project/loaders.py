@@ -119,8 +119,9 @@ class ProjectLoaders:
         """The value ``parameter`` of ``function`` takes at ``site``, and its literal text."""
         args = function.args
         positional = [a.arg for a in [*args.posonlyargs, *args.args]]
-        if site.bound and not _is_static(function):
-            positional = positional[1:]
+        decorators = _decorators(function)
+        if "classmethod" in decorators or (site.bound and "staticmethod" not in decorators):
+            positional = positional[1:]  # `self` or `cls` is not among the call's arguments
         for name, text in site.keywords:
             if name == parameter:
                 return _with_text(text)
@@ -213,5 +214,5 @@ def _default(function: FunctionNode, parameter: str) -> Optional[ast.expr]:
     return None
 
 
-def _is_static(function: FunctionNode) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
+def _decorators(function: FunctionNode) -> set[str]:
+    return {d.id for d in function.decorator_list if isinstance(d, ast.Name)}

@@ -455,6 +455,13 @@ class _Summarizer:
                 found.append(reference)
         if meanings or not isinstance(func, ast.Attribute):
             return found
+        for meaning in facts.resolver.meanings(func.value, scope):
+            if isinstance(meaning, ast.ClassDef):  # `Factory.build(...)`: a class's method
+                key = self.keys.get(id(meaning))
+                if key is not None:
+                    found.append(f"@{key}.{func.attr}")
+        if found:
+            return found
         cls = self.owner_class.get(id(owner))
         if cls is None:
             return found
