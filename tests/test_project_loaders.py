@@ -214,3 +214,51 @@ def test_a_warm_run_follows_a_caller_in_another_file(tmp_path: Path) -> None:
     assert (12, "RNG001") not in rows()
     train.write_text(original)
     assert (12, "RNG002") in rows()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            name,
+            marks=pytest.mark.xfail(
+                name != "star_loader",
+                reason="the plugin activates the index only where RNG004 may fire "
+                "(seedlint/flake8_plugin.py, the integrator's): it must also where RNG001/RNG002 "
+                "may (loader words)",
+                strict=False,
+            ),
+        )
+        for name in LOADER_PROJECTS
+    ],
+)
+def test_flake8_plugin_equals_the_cli(tmp_path: Path, name: str) -> None:
+    """flake8 sees one file at a time; through the plugin's index it sees the callers and the
+    loader classes of the other modules as the CLI does."""
+    root = tmp_path / name
+    shutil.copytree(PROJECTS / name, root)
+    (root / "setup.cfg").write_text("[flake8]\nselect = RNG\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    env["SEEDLINT_NO_CACHE"] = "1"
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*.py"))
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "RNG", "-j", "1", *files],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    flake8 = sorted(
+        (os.path.normpath(line.split(":")[0]), int(line.split(":")[1]), line.split()[1])
+        for line in result.stdout.splitlines()
+        if line.split()[1] in CODES
+    )
+    expected = sorted(
+        (str(path.relative_to(root)), row, code)
+        for path in root.rglob("*.py")
+        for row, code in expected_findings(path.read_text())
+        if code in CODES
+    )
+    assert flake8 == expected
