@@ -38,6 +38,7 @@ from seedlint.engine.noqa import line_suppresses
 from seedlint.engine.selection import check_selectors, selection
 from seedlint.project.index import ProjectIndex, activate
 from seedlint.project.layout import find_root
+from seedlint.project.summary import needs_tree
 from seedlint.rules import BY_CODE
 from seedlint.run.summaries import build_index
 
@@ -120,8 +121,9 @@ class SeedlintChecker:
             return  # cannot have a finding: nothing else is done for this file
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
-            # Only RNG004 consults the project: the index is built when it may fire here.
-            needed = _PROGRAM_RULE.may_fire(raw, selection(settings).options)
+            # RNG004 and the loader rules consult the project: the index is built when one of
+            # them may fire here (once per run and root).
+            needed = _PROGRAM_RULE.may_fire(raw, selection(settings).options) or needs_tree(raw)
             activate(_CONTEXT.index_for(self.filename, settings) if needed else None)
             with collector_paused():  # as in the CLI: flake8's heap is large
                 try:

@@ -13,6 +13,7 @@ from typing import Optional, Union
 
 from seedlint.analysis.calls import DATALOADER, CallBinder, Signature
 from seedlint.analysis.names import (
+    PARTIAL,
     FunctionNode,
     Meaning,
     NameResolver,
@@ -68,21 +69,43 @@ class LoaderCall:
     scope: Scope
     args: dict[str, Value]
     custom_init: bool  # a subclass of this module with its own __init__: positions unknown
+    # ``make = functools.partial(DataLoader, ...)``: the partial, whose arguments come first
+    partial: Optional[ast.Call] = None
+    # a loader class of another module of the project (its ``__init__``'s signature), or
+    # DataLoader reached through a star import: the signature the call binds to, else None
+    signature: Optional[Signature] = None
+    name: str = ""  # that class's name (the messages name its `__init__`)
+
+    @property
+    def bound(self) -> ast.Call:
+        """The call as the loader class receives it (a partial's arguments first)."""
+        if self.partial is None:
+            return self.call
+        return ast.Call(
+            func=self.partial.args[0],
+            args=[*self.partial.args[1:], *self.call.args],
+            keywords=[*self.partial.keywords, *self.call.keywords],
+        )
 
     @property
     def dataset(self) -> Optional[ast.expr]:
         """The dataset argument: the first positional one, or ``dataset=``."""
-        for keyword in self.call.keywords:
+        call = self.bound
+        for keyword in call.keywords:
             if keyword.arg == "dataset":
                 return keyword.value
-        first = self.call.args[0] if self.call.args else None
+        if self.signature is not None and self.signature.positional[:1] != ("dataset",):
+            return None
+        first = call.args[0] if call.args else None
         return None if isinstance(first, ast.Starred) else first
 
     def argument(self, name: str) -> Optional[ast.expr]:
         """The expression passed explicitly for the DataLoader parameter ``name`` (positions
         count only where they are the DataLoader's: not for a subclass with its own
         ``__init__``)."""
-        return DATALOADER.argument(self.call, name, positions=not self.custom_init)
+        if self.signature is not None:
+            return self.signature.argument(self.bound, name)
+        return DATALOADER.argument(self.bound, name, positions=not self.custom_init)
 
 
 @dataclass(frozen=True)
@@ -143,6 +166,12 @@ class ModuleFacts:
         self.__dict__.clear()
 
     @cached_property
+    def memo(self) -> dict[str, object]:
+        """Per-module results of the layers above, computed once for every rule (the project's
+        answers for this module)."""
+        return {}
+
+    @cached_property
     def resolver(self) -> NameResolver:
         return NameResolver(self.builder)
 
@@ -161,6 +190,10 @@ class ModuleFacts:
     @cached_property
     def call_scopes(self) -> dict[int, Scope]:
         return {id(call): scope for call, scope in self.builder.calls}
+
+    def calls_spelled(self, last_names: frozenset[str]) -> Iterator[tuple[ast.Call, Scope]]:
+        """The calls whose name can mean something ending in ``last_names``."""
+        return self._calls_spelled(last_names)
 
     def _calls_spelled(self, last_names: frozenset[str]) -> Iterator[tuple[ast.Call, Scope]]:
         """The calls whose name can mean something ending in ``last_names`` (aliases included):
@@ -183,13 +216,36 @@ class ModuleFacts:
             if not loader:
                 continue
             custom = all(_has_custom_init(m) for m in loader)
+            partial = self.partial_of(call, scope)
+            bound = call
+            if partial is not None:
+                bound = LoaderCall(call, scope, {}, custom, partial).bound
             if custom:  # only keywords can be read as the DataLoader's
-                bare = ast.Call(func=call.func, args=[], keywords=call.keywords)
+                bare = ast.Call(func=call.func, args=[], keywords=bound.keywords)
                 args = self.binder.bind(bare, DATALOADER, scope)
             else:
-                args = self.binder.bind(call, DATALOADER, scope)
-            result.append(LoaderCall(call, scope, args, custom))
+                args = self.binder.bind(bound, DATALOADER, scope)
+            result.append(LoaderCall(call, scope, args, custom, partial))
         return result
+
+    def partial_of(self, call: ast.Call, scope: Scope) -> Optional[ast.Call]:
+        """The ``functools.partial(Class, ...)`` that ``call``'s callee is on every path (its
+        arguments are the call's first ones), else None."""
+        if isinstance(call.func, ast.Name):
+            found = self.assigned_expressions(call.func, scope)
+        else:
+            found = [(call.func, scope)]
+        if not found or len(found) != 1:
+            return None
+        node, node_scope = found[0]
+        if (
+            isinstance(node, ast.Call)
+            and node.args
+            and not isinstance(node.args[0], ast.Starred)
+            and PARTIAL in self.resolver.qualnames(node.func, node_scope)
+        ):
+            return node
+        return None
 
     @cached_property
     def _bound_calls(self) -> dict[tuple[tuple[str, ...], str], list[BoundCall]]:

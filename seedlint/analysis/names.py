@@ -432,7 +432,17 @@ def _mentions(expr: Optional[ast.expr], names: set[str]) -> bool:
         return _mentions(expr.body, names) or _mentions(expr.orelse, names)
     if isinstance(expr, ast.NamedExpr):
         return _mentions(expr.value, names)
+    if isinstance(expr, ast.Call) and expr.args and _spelled_partial(expr.func):
+        return _mentions(expr.args[0], names)
     return _last_name(expr) in names
+
+
+PARTIAL = "functools.partial"
+
+
+def _spelled_partial(func: ast.expr) -> bool:
+    """A call spelled like ``functools.partial`` (the resolver then checks what it means)."""
+    return _last_name(func) == "partial"
 
 
 def _binding_mentions(binding: Binding, names: set[str]) -> bool:
@@ -548,6 +558,13 @@ class NameResolver:
             yield from self.meanings(expr.orelse, scope)
         elif isinstance(expr, ast.NamedExpr):
             yield from self.meanings(expr.value, scope)
+        elif (
+            isinstance(expr, ast.Call)
+            and expr.args
+            and _spelled_partial(expr.func)
+            and PARTIAL in self.qualnames(expr.func, scope)
+        ):
+            yield from self.meanings(expr.args[0], scope)  # what partial(f, ...) calls is f
 
     def _binding_meanings(self, binding: Binding) -> Iterator[Meaning]:
         if binding.kind == "import" and binding.qualname is not None:

@@ -69,16 +69,29 @@ def loader_call(facts: ModuleFacts, node: ast.AST) -> Optional[LoaderCall]:
 
 def positional_index(loader: LoaderCall, name: str) -> Optional[int]:
     """Where ``name`` sits among the loader's positional parameters (None for a subclass with
-    an ``__init__`` of its own: its positions are not the DataLoader's)."""
-    if loader.custom_init or name not in DATALOADER.positional:
+    an ``__init__`` of its own: its positions are not the DataLoader's; for a loader class of
+    another module of the project, its ``__init__``'s positions; after a partial's own
+    positional arguments)."""
+    signature = loader.signature or DATALOADER
+    if (loader.custom_init and loader.signature is None) or name not in signature.positional:
         return None
-    return DATALOADER.positional.index(name)
+    index = signature.positional.index(name)
+    if loader.partial is not None:
+        index -= len(loader.partial.args) - 1
+    return index
 
 
 def settable(facts: ModuleFacts, loader: LoaderCall, name: str) -> bool:
     """Whether a fix can pass ``name=`` to the loader call: it is passed as an explicit keyword
     or position, or not at all (not through ``*args``, nor a ``**kwargs`` that may hold it)."""
-    return argument_settable(facts, loader.call, loader.scope, name, positional_index(loader, name))
+    position = positional_index(loader, name)
+    if position is not None and position < 0:
+        return False  # the partial passes it by position: a keyword would clash
+    if loader.partial is not None and not argument_settable(
+        facts, loader.partial, loader.scope, name, None
+    ):
+        return False
+    return argument_settable(facts, loader.call, loader.scope, name, position)
 
 
 def argument_settable(
@@ -108,6 +121,10 @@ def refusal(facts: ModuleFacts, loader: LoaderCall, name: str) -> Optional[str]:
     ``**kwargs``, so the call would raise TypeError. None: nothing stands in the way."""
     if any(keyword.arg == name for keyword in loader.call.keywords):
         return None  # passed already (`generator=None`): the fix replaces the value
+    if loader.signature is not None:  # a loader class of another module of the project
+        if loader.custom_init and name not in loader.signature.names:
+            return f"no fix: `{loader.name}.__init__` does not take it"
+        return None
     for meaning in facts.resolver.meanings(loader.call.func, loader.scope):
         init = _init_of(facts, meaning) if isinstance(meaning, ast.ClassDef) else None
         if init is None:
@@ -140,12 +157,13 @@ def _init_of(
 
 
 def loader_argument_fix(
-    facts: ModuleFacts, node: ast.AST, argument: str
+    facts: ModuleFacts, node: ast.AST, argument: str, loader: Optional[LoaderCall] = None
 ) -> Optional[Applicability]:
     """Whether a fix can add ``argument`` to a flagged DataLoader call: safe, or unsafe for a
     subclass with an ``__init__`` of its own (it may not take the argument); None: no fix (also
-    when the subclass's ``__init__`` cannot take it, see :func:`refusal`)."""
-    loader = loader_call(facts, node)
+    when the subclass's ``__init__`` cannot take it, see :func:`refusal`). ``loader``: the
+    call, when the module's own facts do not know it (a loader class of another module)."""
+    loader = loader or loader_call(facts, node)
     if loader is None or not settable(facts, loader, argument):
         return None
     if refusal(facts, loader, argument) is not None:

@@ -31,6 +31,7 @@ from seedlint.project.summary import (
     TOP_LEVEL,
     TORCH,
     FunctionSummary,
+    Init,
     ModuleSummary,
     draws_name,
     to_json,
@@ -78,6 +79,33 @@ class Verdict:
     entry: str
 
 
+@dataclass(frozen=True)
+class Site:
+    """A call of a builder function somewhere in the project, with its encoded arguments
+    (see :class:`~seedlint.project.summary.CallSite`). ``where``: ``train.py:12`` (the caller's
+    path from the project's root); ``bound``: called on an instance, or as the class (its first
+    parameter, ``self``, is not among the arguments)."""
+
+    where: str
+    bound: bool
+    args: tuple[str, ...]
+    keywords: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class LoaderClass:
+    """What a class name a module calls denotes through the project, when it is a loader:
+    ``name`` the class's name; ``external``: a library class reached through a project module
+    (a star import, a re-export), else None; ``loader``: a project class deriving from a
+    DataLoader class; ``init``: the ``__init__`` it runs (the nearest project class with one of
+    its own, not a ``*args, **kwargs`` pass-through), None when it is the library's."""
+
+    name: str
+    external: Optional[str]
+    loader: bool
+    init: Optional[Init]
+
+
 class ProjectIndex:
     def __init__(self, layout: Layout, summaries: Mapping[str, ModuleSummary]) -> None:
         self.layout = layout
@@ -91,6 +119,9 @@ class ProjectIndex:
         self._callers: Optional[dict[Node, list[Node]]] = None
         self._closures: dict[Node, Closure] = {}
         self._digest: Optional[str] = None
+        self._sites: Optional[dict[Node, list[Site]]] = None
+        self._loader_classes: dict[tuple[str, str], Optional[LoaderClass]] = {}
+        self._loader_names: Optional[frozenset[str]] = None
 
     # -- modules -----------------------------------------------------------------------------
     def summary(self, path: str) -> Optional[ModuleSummary]:
@@ -364,7 +395,154 @@ class ProjectIndex:
         answers differ from their one-module index's (:func:`single`); the cache keys a file's
         findings by its content and this value. A rule consults the project only through
         queries whose results are part of it."""
-        return (tuple(self.unseeded_torch(path)),)
+        return (
+            tuple(self.unseeded_torch(path)),
+            self.builder_answers(path),
+            self.loader_class_answers(path),
+        )
+
+    # -- loaders (RNG001, RNG002) ------------------------------------------------------------
+    def builder_sites(self, path: str, key: str) -> tuple[Site, ...]:
+        """The project's calls of the function ``key`` of ``path`` (in path and row order)."""
+        if self._sites is None:
+            sites: dict[Node, list[Site]] = {}
+            for caller, summary in sorted(self.summaries.items()):
+                if not summary.full or not summary.sites:
+                    continue
+                where = self._where(caller)
+                for site in summary.sites:
+                    targets: dict[Node, bool] = {}
+                    for reference in site.references:
+                        for node in self.resolve(caller, reference):
+                            if node[0] and node[1] != OPAQUE:
+                                bound = reference[:1] in "%^" or (
+                                    node[1].endswith(".__init__")
+                                    and not reference.endswith("__init__")
+                                )
+                                targets.setdefault(node, bound)
+                    for node, bound in targets.items():
+                        sites.setdefault(node, []).append(
+                            Site(f"{where}:{site.row}", bound, site.args, site.keywords)
+                        )
+            self._sites = sites
+        return tuple(self._sites.get((os.path.abspath(path), key), ()))
+
+    def _where(self, path: str) -> str:
+        try:
+            return Path(path).relative_to(self.layout.root).as_posix()
+        except ValueError:
+            return os.path.basename(path)
+
+    def builder_answers(self, path: str) -> tuple[Hashable, ...]:
+        summary = self.summaries.get(os.path.abspath(path))
+        if summary is None or not summary.full:
+            return ()
+        return tuple((key, self.builder_sites(path, key)) for key in summary.builders)
+
+    def loader_class(self, path: str, qualname: str) -> Optional[LoaderClass]:
+        """What ``qualname`` (as ``path`` spells it) denotes, when that is a loader class of
+        the project, or a library class reached through a project module."""
+        key = (os.path.abspath(path), qualname)
+        if key not in self._loader_classes:
+            self._loader_classes[key] = None  # a name defined in terms of itself: nothing
+            self._loader_classes[key] = self._loader_class(key[0], qualname)
+        return self._loader_classes[key]
+
+    def _loader_class(self, path: str, qualname: str) -> Optional[LoaderClass]:
+        found = self._denote(path, qualname, 0)
+        if found is None:
+            return None
+        target, class_key = found
+        if not target:
+            return LoaderClass(class_key.rsplit(".", 1)[-1], canonical(class_key), False, None)
+        loader = False
+        init: Optional[Init] = None
+        seen: set[tuple[str, str]] = set()
+        queue = [(target, class_key)]
+        while queue:
+            current = queue.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            summary = self.summaries.get(current[0])
+            info = summary.classes.get(current[1]) if summary is not None else None
+            if info is None:
+                continue
+            loader = loader or info.loader
+            if init is None and info.init is not None and not info.init.passthrough:
+                init = info.init
+            for base in info.bases:
+                queue.extend(self._classes(current[0], base))
+        if not loader:
+            return None
+        return LoaderClass(class_key.rsplit(".", 1)[-1], None, True, init)
+
+    def _denote(self, path: str, qualname: str, depth: int) -> Optional[tuple[str, str]]:
+        """``(file, class key)`` of a project class, ``("", qualified name)`` of a library
+        name reached through a project module, or None."""
+        if depth > _MAX_DEPTH:
+            return None
+        found = self.layout.resolve(path, qualname)
+        if found is None:
+            return ("", qualname) if depth else None
+        target, rest = found
+        summary = self.summaries.get(target)
+        if summary is None or not summary.full or not rest:
+            return None
+        key = ".".join(rest)
+        if key in summary.classes:
+            return target, key
+        alias = summary.aliases.get(rest[0])
+        if alias is not None:
+            tail = ".".join(rest[1:])
+            return self._denote(target, f"{alias}.{tail}" if tail else alias, depth + 1)
+        if rest[0] in summary.classes or rest[0] in summary.functions:
+            return None
+        for star in summary.stars:
+            joined = f"{star}{key}" if star.endswith(".") else f"{star}.{key}"
+            denoted = self._denote(target, joined, depth + 1)
+            if denoted is not None:
+                return denoted
+        return None
+
+    def loader_names(self) -> frozenset[str]:
+        """The names of the project's loader classes (a cheap gate before resolving calls)."""
+        if self._loader_names is None:
+            names: set[str] = set()
+            bases: list[tuple[str, tuple[str, ...]]] = []
+            for summary in self.summaries.values():
+                for key, info in summary.classes.items():
+                    last = key.rsplit(".", 1)[-1]
+                    if info.loader:
+                        names.add(last)
+                    else:
+                        bases.append((last, tuple(b.rsplit(".", 1)[-1] for b in info.bases)))
+            changed = True
+            while changed:
+                changed = False
+                for last, base_names in bases:
+                    if last not in names and any(b in names for b in base_names):
+                        names.add(last)
+                        changed = True
+            self._loader_names = frozenset(names)
+        return self._loader_names
+
+    def loader_class_answers(self, path: str) -> tuple[Hashable, ...]:
+        summary = self.summaries.get(os.path.abspath(path))
+        if summary is None or not summary.full:
+            return ()
+        references = {
+            reference[1:]
+            for function in summary.functions.values()
+            for reference in function.calls
+            if reference.startswith("=")
+        }
+        found: list[tuple[str, LoaderClass]] = []
+        for qualname in sorted(references):
+            info = self.loader_class(path, qualname)
+            if info is not None:
+                found.append((qualname, info))
+        return tuple(found)
 
     # -- RNG004 ------------------------------------------------------------------------------
     def unseeded_torch(self, path: str) -> list[Verdict]:
@@ -439,8 +617,33 @@ def needs_project(summary: Optional[ModuleSummary]) -> bool:
     """Whether the answers (:meth:`ProjectIndex.answers`) of a module with this summary may
     differ between its one-module index and the project's: only then does the project matter
     to its findings. A module without a function that seeds `random`, `np.random` or CUDA and
-    not torch has no RNG004 verdict in any index."""
-    return bool(questions(summary))
+    not torch has no RNG004 verdict in any index; one without loader builders, call sites of
+    project code with literal arguments and star imports has no loader answer the project can
+    change."""
+    if summary is None or not summary.full:
+        return False
+    return bool(questions(summary) or summary.builders or summary.sites or summary.stars)
+
+
+def demand(summary: Optional[ModuleSummary]) -> tuple[set[str], set[str]]:
+    """What the project must summarise to answer for a module: the names of its functions
+    whose callers matter (RNG004's seed blocks, loader builders), and the names other modules
+    must mention to matter (those functions' classes, what its call sites and star imports
+    reach)."""
+    names: set[str] = set()
+    words: set[str] = set()
+    if summary is None or not summary.full:
+        return names, words
+    for key in (*questions(summary), *summary.builders):
+        names.add(key.rsplit(".", 1)[-1])
+        words.add(key.split(".", 1)[0])  # a method's callers elsewhere name its class
+        words.add(key.rsplit(".", 1)[-1])
+    for site in summary.sites:
+        words.update(reference_name(r) for r in site.references if r.startswith("="))
+    for star in summary.stars:
+        words.add(star.rstrip(".").rsplit(".", 1)[-1])
+    words.discard("")
+    return names, words
 
 
 def questions(summary: Optional[ModuleSummary]) -> list[str]:

@@ -14,14 +14,16 @@ resolves across the project:
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from seedlint.analysis.facts import ModuleFacts
+from seedlint.analysis.facts import LoaderCall, ModuleFacts
 from seedlint.analysis.names import FunctionNode, Scope, lookup
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
+from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
 from seedlint.prefilter.scan import may_mean
 
 # The streams a seeding call sets: `random`, `np.random`, torch (CPU and every device), CUDA's
@@ -143,9 +145,41 @@ class FunctionSummary:
 
 
 @dataclass(frozen=True)
+class Init:
+    """A class's own ``__init__`` signature (``self`` left out)."""
+
+    positional: tuple[str, ...]
+    keyword_only: tuple[str, ...]
+    varargs: bool
+    kwargs: bool
+
+    @property
+    def passthrough(self) -> bool:
+        """``__init__(self, *args, **kwargs)``: the base's signature applies."""
+        return not self.positional and not self.keyword_only and self.varargs and self.kwargs
+
+    def takes(self, name: str) -> bool:
+        return self.kwargs or name in self.positional or name in self.keyword_only
+
+
+@dataclass(frozen=True)
 class ClassSummary:
     bases: tuple[str, ...]  # references, as for calls
     methods: tuple[str, ...]
+    loader: bool = False  # this module's names make it a DataLoader subclass
+    init: Optional[Init] = None  # its own `__init__`
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call to project code with arguments, kept so that a builder's parameters can be bound
+    at its callers: what the call may reach, where, and each argument's encoded value
+    (:func:`encode`; ``"*"``: a ``*args`` from there on, ``"**"`` keyword: an open dict)."""
+
+    references: tuple[str, ...]
+    row: int
+    args: tuple[str, ...]
+    keywords: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -161,6 +195,10 @@ class ModuleSummary:
     stars: tuple[str, ...] = ()
     imports_torch: bool = False
     main: bool = False  # has an `if __name__ == "__main__":` block
+    # functions whose parameters reach a DataLoader's `shuffle`, `num_workers`, `generator`,
+    # `worker_init_fn`, `sampler` or `batch_sampler` (their callers decide)
+    builders: tuple[str, ...] = ()
+    sites: tuple[CallSite, ...] = ()
 
 
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
@@ -175,6 +213,19 @@ _REEXPORT = re.compile(rb"import[^\n]*[sS][eE][eE][dD]")
 _SEEDING = frozenset({*qualnames_of(frozenset(Seeding)), *DEFAULT_SEED_FUNCTIONS})
 # Literal searches (``bytes.__contains__``) are several times faster than one regex here.
 _SEED_LITERALS = (b"seed", b"Seed", b"SEED")
+# A loader builder, a caller of one (`train_loader = build(...)`), a loader class, a module
+# others star-import a loader from.
+_LOADER_WORDS = (
+    b"DataLoader",
+    b"Loader(",
+    b"Loader)",
+    b"shuffle=",
+    b"shuffle =",
+    b"num_workers",
+    b"worker_init_fn",
+    b"_loader",
+    b"loader =",
+)
 _DRAW_WORDS = (
     b"nn.",
     b"rand",
@@ -193,6 +244,10 @@ def needs_tree(raw: bytes) -> bool:
     """Whether the module needs a real summary (the index's pre-filter): one that makes no
     seeding call, calls no seeding helper, re-exports none and is no script seeds nothing a
     program could reach, and is summarised from its bytes alone."""
+    if (b"oader" in raw or b"shuffle" in raw or b"num_workers" in raw) and any(
+        word in raw for word in _LOADER_WORDS
+    ):
+        return True  # loader builders, their callers, loader classes, star-import targets
     if not any(word in raw for word in _SEED_LITERALS):
         return b"__main__" in raw
     if b"__main__" in raw or _REEXPORT.search(raw) is not None:
@@ -260,6 +315,7 @@ class _Summarizer:
         saves: set[str] = set()
         restores: set[str] = set()
         seed_nodes = facts.seed_call_by_node
+        sites: list[CallSite] = []
         for call, scope in facts.builder.calls:
             owner = facts.enclosing_function(scope)
             key = self._key(owner)
@@ -282,11 +338,16 @@ class _Summarizer:
                 restores.add(key)
             if attr in _TENSOR_DRAWS:
                 draws.add(key)
-            for reference in self._references(call, scope, owner):
+            references = self._references(call, scope, owner)
+            for reference in references:
                 if reference == "!draw":
                     draws.add(key)
                 else:
                     calls.setdefault(key, []).append(reference)
+            if references and references != ["!draw"] and (call.args or call.keywords):
+                site = self._site(call, scope, references)
+                if site is not None:
+                    sites.append(site)
         for loader in facts.dataloader_calls:
             if facts.keyword_true(loader.call, "shuffle", loader.scope):
                 key = self._key(facts.enclosing_function(loader.scope))
@@ -324,7 +385,10 @@ class _Summarizer:
                 for item in cls.body
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
             )
-            classes[class_key] = ClassSummary(tuple(sorted(set(bases))), methods)
+            derives = facts.resolver.is_subclass(cls, facts.options.all_dataloader_classes)
+            classes[class_key] = ClassSummary(
+                tuple(sorted(set(bases))), methods, derives, _init_of(cls)
+            )
         aliases: dict[str, str] = {}
         for name, bindings in facts.builder.module_scope.bindings.items():
             for binding in bindings:
@@ -339,7 +403,46 @@ class _Summarizer:
             stars=tuple(facts.builder.star_imports),
             imports_torch=facts.resolver.imports_module("torch"),
             main=_has_main(facts.tree),
+            builders=self._builders(),
+            sites=tuple(sites),
         )
+
+    def _builders(self) -> tuple[str, ...]:
+        found: dict[str, None] = {}
+        for loader in self.facts.dataloader_calls:
+            owner = self.facts.enclosing_function(loader.scope)
+            if isinstance(owner, ast.Module):
+                continue
+            key = self.keys.get(id(owner))
+            if key is not None and builder_parameters(self.facts, loader):
+                found[key] = None
+        return tuple(found)
+
+    def _site(self, call: ast.Call, scope: Scope, references: list[str]) -> Optional[CallSite]:
+        """The call as a site, when it passes some literal a loader argument could take (a
+        bool, an int, None): a caller passing only unknown values decides nothing known."""
+        values = [*call.args, *(k.value for k in call.keywords if k.arg is not None)]
+        if not any(k.arg is None for k in call.keywords) and not any(map(_literal, values)):
+            return None  # the cheap gate: no literal a loader argument could take
+        evaluate = self.facts.values.evaluate
+        args: list[str] = []
+        for arg in call.args:
+            if isinstance(arg, ast.Starred):
+                args.append("*")
+                break
+            args.append(encode(evaluate(arg, scope)))
+        keywords: list[tuple[str, str]] = []
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                keywords.append((keyword.arg, encode(evaluate(keyword.value, scope))))
+                continue
+            spread = self.facts.binder.dict_value(keyword.value, scope)
+            keywords.extend((name, encode(value)) for name, value in spread.entries.items())
+            if spread.open:
+                keywords.append(("**", "U"))
+        if not any(_decides(text) for text in [*args, *(value for _, value in keywords)]):
+            return None
+        return CallSite(tuple(references), call.lineno, tuple(args), tuple(keywords))
 
     def _key(self, owner: Union[FunctionNode, ast.Module]) -> Optional[str]:
         if isinstance(owner, ast.Module):
@@ -369,6 +472,13 @@ class _Summarizer:
                 found.append(reference)
         if meanings or not isinstance(func, ast.Attribute):
             return found
+        for meaning in facts.resolver.meanings(func.value, scope):
+            if isinstance(meaning, ast.ClassDef):  # `Factory.build(...)`: a class's method
+                key = self.keys.get(id(meaning))
+                if key is not None:
+                    found.append(f"@{key}.{func.attr}")
+        if found:
+            return found
         cls = self.owner_class.get(id(owner))
         if cls is None:
             return found
@@ -387,12 +497,18 @@ class _Summarizer:
         return found
 
     def _workers(self) -> set[str]:
+        """Functions passed as ``worker_init_fn``: to a loader of this module, or by keyword to
+        any call (a loader class of another module, a builder that forwards it)."""
         found: set[str] = set()
+        passed: list[tuple[ast.expr, Scope]] = []
         for loader in self.facts.dataloader_calls:
             value = loader.argument("worker_init_fn")
-            if value is None:
-                continue
-            for meaning in self.facts.resolver.meanings(value, loader.scope):
+            if value is not None:
+                passed.append((value, loader.scope))
+        for call, scope in self.facts.builder.calls:
+            passed.extend((k.value, scope) for k in call.keywords if k.arg == "worker_init_fn")
+        for value, scope in passed:
+            for meaning in self.facts.resolver.meanings(value, scope):
                 if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     key = self.keys.get(id(meaning))
                     if key is not None:
@@ -406,6 +522,107 @@ class _Summarizer:
         if cls is not None:
             return cls.name.startswith("Test")
         return self.keys.get(id(node)) == node.name  # a module-level function
+
+
+# The DataLoader parameters whose value a builder's caller may decide.
+LOADER_PARAMETERS = (
+    "shuffle",
+    "num_workers",
+    "generator",
+    "worker_init_fn",
+    "sampler",
+    "batch_sampler",
+)
+
+
+def builder_parameters(facts: ModuleFacts, loader: LoaderCall) -> dict[str, str]:
+    """The loader's arguments that are, as written, a parameter of the function the call is
+    in: ``{"shuffle": "train"}`` for ``def build(ds, train): DataLoader(ds, shuffle=train)``."""
+    owner = facts.enclosing_function(loader.scope)
+    if isinstance(owner, ast.Module):
+        return {}
+    found: dict[str, str] = {}
+    for name in LOADER_PARAMETERS:
+        expr = loader.argument(name)
+        if not isinstance(expr, ast.Name):
+            continue
+        bindings = lookup(expr.id, loader.scope)
+        if (
+            bindings
+            and len(bindings) == 1
+            and bindings[0].kind == "param"
+            and bindings[0].scope.node is owner
+        ):
+            found[name] = expr.id
+    return found
+
+
+def _init_of(cls: ast.ClassDef) -> Optional[Init]:
+    for item in cls.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__":
+            args = item.args
+            positional = [a.arg for a in [*args.posonlyargs, *args.args]][1:]
+            return Init(
+                tuple(positional),
+                tuple(a.arg for a in args.kwonlyargs),
+                args.vararg is not None,
+                args.kwarg is not None,
+            )
+    return None
+
+
+_MARK_OBJECT = {"object": True}
+
+
+def encode(value: Value) -> str:
+    """A Value as text: ``"?"`` anything, ``"U"`` unknowable, else a JSON list of its options
+    (``{"object": true}`` for a non-None object whose value is not known)."""
+    if value.unknowable:
+        return "U"
+    if value.options is None:
+        return "?"
+    options: list[object] = []
+    for option in value.options:
+        if option is OBJECT:
+            options.append(_MARK_OBJECT)
+        elif option is ABSENT:
+            continue
+        elif option is None or isinstance(option, (bool, int, float, str)):
+            if isinstance(option, float) and option != option:
+                return "?"
+            options.append(option)
+        else:
+            options.append(_MARK_OBJECT)
+    return json.dumps(sorted(options, key=repr), separators=(",", ":"))
+
+
+def _literal(expr: ast.expr) -> bool:
+    """``True``, ``4``, ``None``, ``-1`` (not a string)."""
+    if isinstance(expr, ast.UnaryOp):
+        expr = expr.operand
+    return isinstance(expr, ast.Constant) and not isinstance(expr.value, (str, bytes))
+
+
+def _decides(text: str) -> bool:
+    """An encoded value with a bool, int or None among its options."""
+    if text[:1] != "[":
+        return False
+    return any(option is None or isinstance(option, (bool, int)) for option in decode(text).known())
+
+
+def decode(text: str) -> Value:
+    """The Value :func:`encode` wrote (``"?"`` and anything unreadable: anything)."""
+    if text == "U":
+        return UNKNOWABLE
+    if text in ("?", "*"):
+        return ANYTHING
+    try:
+        options = json.loads(text)
+    except ValueError:
+        return ANYTHING
+    if not isinstance(options, list):
+        return ANYTHING
+    return Value(frozenset(OBJECT if isinstance(o, dict) else o for o in options))
 
 
 def draws_name(qualname: str) -> bool:
@@ -487,12 +704,35 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
             ]
             for key, f in summary.functions.items()
         },
-        "classes": {key: [list(c.bases), list(c.methods)] for key, c in summary.classes.items()},
+        "classes": {
+            key: [list(c.bases), list(c.methods), c.loader, _init_json(c.init)]
+            for key, c in summary.classes.items()
+        },
         "aliases": dict(summary.aliases),
         "stars": list(summary.stars),
         "imports_torch": summary.imports_torch,
         "main": summary.main,
+        "builders": list(summary.builders),
+        "sites": [
+            [list(site.references), site.row, list(site.args), [list(k) for k in site.keywords]]
+            for site in summary.sites
+        ],
     }
+
+
+def _init_json(init: Optional[Init]) -> Optional[list[Any]]:
+    if init is None:
+        return None
+    return [list(init.positional), list(init.keyword_only), init.varargs, init.kwargs]
+
+
+def _init_from(data: Any) -> Optional[Init]:
+    if data is None:
+        return None
+    positional, keyword_only, varargs, kwargs = data
+    return Init(
+        tuple(map(str, positional)), tuple(map(str, keyword_only)), bool(varargs), bool(kwargs)
+    )
 
 
 def from_json(data: Any) -> ModuleSummary:
@@ -513,9 +753,20 @@ def from_json(data: Any) -> ModuleSummary:
             for key, (row, seeds, scoped, draws, calls, test, worker) in data["functions"].items()
         }
         classes = {
-            str(key): ClassSummary(tuple(map(str, bases)), tuple(map(str, methods)))
-            for key, (bases, methods) in data["classes"].items()
+            str(key): ClassSummary(
+                tuple(map(str, bases)), tuple(map(str, methods)), bool(loader), _init_from(init)
+            )
+            for key, (bases, methods, loader, init) in data["classes"].items()
         }
+        sites = tuple(
+            CallSite(
+                tuple(map(str, references)),
+                int(row),
+                tuple(map(str, args)),
+                tuple((str(name), str(value)) for name, value in keywords),
+            )
+            for references, row, args, keywords in data["sites"]
+        )
         return ModuleSummary(
             full=True,
             may_draw=bool(data["may_draw"]),
@@ -525,6 +776,8 @@ def from_json(data: Any) -> ModuleSummary:
             stars=tuple(map(str, data["stars"])),
             imports_torch=bool(data["imports_torch"]),
             main=bool(data["main"]),
+            builders=tuple(map(str, data["builders"])),
+            sites=sites,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"not a module summary: {error}") from error

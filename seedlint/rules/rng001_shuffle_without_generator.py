@@ -12,9 +12,11 @@ from seedlint.analysis.names import Scope
 from seedlint.analysis.values import OBJECT, Value, is_none_or_absent, is_truthy
 from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
-from seedlint.fixes.locate import loader_argument_fix, loader_call, refusal, start
+from seedlint.fixes.locate import loader_argument_fix, refusal, start
 from seedlint.fixes.seeds import choose_seed
 from seedlint.prefilter.words import WordGroups, loader_words
+from seedlint.project.loaders import ProjectLoaders
+from seedlint.project.summary import builder_parameters
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
@@ -30,14 +32,14 @@ MESSAGE = (
 class ShuffleWithoutGeneratorViolation(Violation):
     node: ast.Call
     no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
+    caller: Optional[str] = None  # the project's call that makes `shuffle` true
 
     @property
     def message(self) -> str:
-        return (
-            MESSAGE
-            if self.no_fix is None
-            else f"DataLoader shuffles without a `generator` ({self.no_fix})"
-        )
+        parts = [part for part in (self.caller, self.no_fix) if part]
+        if not parts:
+            return MESSAGE
+        return f"DataLoader shuffles without a `generator` ({'; '.join(parts)})"
 
 
 class ShuffleWithoutGenerator(Rule):
@@ -59,7 +61,25 @@ epoch.
 
 `shuffle` counts when it is `True`, or an expression that may be true on some path
 (`shuffle=args.shuffle` with no visible default, `shuffle=(sampler is None)`). It does not count
-when it is absent, `False`/`None`, or a parameter whose caller decides (no default).
+when it is absent or `False`/`None`.
+
+Across functions and modules of the project (the files found from its root, whether or not they
+are named on the command line), it also checks:
+
+- a loader class held in a variable: `loader_class = DataLoader`, a conditional expression
+  (`FastLoader if fast else DataLoader`), or `functools.partial(DataLoader, ...)`, whose
+  arguments count as the call's, with a `**kwargs` dict built in the same function;
+- a DataLoader subclass defined in another module (`class AudioDataLoader(DataLoader)` in
+  `loaders.py`, called in `train.py`): positional arguments bind to its own `__init__`'s
+  parameters (a `*args, **kwargs` pass-through keeps the DataLoader's);
+- `DataLoader` or `torch` bound only through a star import of a project module;
+- a builder whose `shuffle` (or `generator`, `sampler`) is one of its parameters
+  (`def build(ds, train): return DataLoader(ds, shuffle=train)`): the project's calls of the
+  builder bind it (by keyword or position, the builder's defaults where a call leaves it out),
+  and a call that makes the loader shuffle without a generator is reported at the DataLoader
+  call, the message naming it: `(shuffle=True from `train.py:12`)`. A builder that no code of
+  the project calls with a known value (a library's API, a caller passing its own parameter on)
+  is not reported: what cannot be known is no finding.
 
 ## Why is this bad?
 With `shuffle=True` and no `generator`, the loader's `RandomSampler` seeds itself at every epoch
@@ -115,6 +135,13 @@ for bit. There is no fix when `generator` may come from `*args` or a `**kwargs` 
 loader class of this module whose `__init__` takes neither `generator` nor `**kwargs` (it would
 raise TypeError): the message then says so.
 
+For a loader class of another module of the project the same holds: safe when its `__init__`
+passes `*args, **kwargs` on, unsafe when it has a signature of its own that takes `generator` or
+`**kwargs`, no fix when it takes neither. For a builder whose callers make it shuffle, the fix is
+the one above, at the loader call (the seed in reach there, `torch.initial_seed()` in library
+code); when the builder takes `generator` as a parameter itself, its caller should pass one, and
+there is no fix at the loader (the message names the caller).
+
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.
 - `fix-seed`: the literal seed a fix writes in a script that names no seed.
@@ -155,26 +182,39 @@ raise TypeError): the message then says so.
         return (loader_words(options),)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
-        for loader in facts.dataloader_calls:
-            args = loader.args
-            if not args["shuffle"].may(is_truthy):
+        project = ProjectLoaders.of(facts)
+        for loader in [*facts.dataloader_calls, *project.loader_calls()]:
+            if _shuffles_unseeded(loader.args):
+                if _iterable_dataset(facts, loader) or reseeded_by_accelerate(facts, loader):
+                    continue  # PyTorch raises / accelerate swaps in a seeded sampler
+                yield ShuffleWithoutGeneratorViolation(
+                    loader.call, refusal(facts, loader, "generator")
+                )
                 continue
-            if not args["generator"].known_may(is_none_or_absent):
-                continue
-            if _replaces_shuffling(args["sampler"]) or _replaces_shuffling(args["batch_sampler"]):
-                continue
-            if _iterable_dataset(facts, loader):
-                continue  # PyTorch raises for shuffle=True with an IterableDataset
-            if reseeded_by_accelerate(facts, loader):
-                continue  # accelerate swaps in a sampler seeded from the run's seed
-            yield ShuffleWithoutGeneratorViolation(loader.call, refusal(facts, loader, "generator"))
+            for binding in project.bindings(loader):  # a builder: its callers decide
+                if not _shuffles_unseeded({**loader.args, **binding.values}):
+                    continue
+                if _iterable_dataset(facts, loader) or reseeded_by_accelerate(facts, loader):
+                    break
+                no_fix = refusal(facts, loader, "generator")
+                caller = binding.describe("shuffle", "generator")
+                yield ShuffleWithoutGeneratorViolation(loader.call, no_fix, caller)
+                break
 
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions
     ) -> Optional[FixInfo]:
-        applicability = loader_argument_fix(facts, violation.node, "generator")
-        loader = loader_call(facts, violation.node)
-        if applicability is None or loader is None:
+        loader = ProjectLoaders.of(facts).find(violation.node)
+        if loader is None:
+            return None
+        if (
+            isinstance(violation, ShuffleWithoutGeneratorViolation)
+            and violation.caller is not None
+            and "generator" in builder_parameters(facts, loader)
+        ):
+            return None  # the builder's caller passes the generator: the fix belongs there
+        applicability = loader_argument_fix(facts, violation.node, "generator", loader)
+        if applicability is None:
             return None
         value = _generator(facts, loader.scope, start(loader.call), options)
         return FixInfo(applicability, f"Pass `generator={value}`")
@@ -183,7 +223,7 @@ raise TypeError): the message then says so.
         from seedlint.fixes.calls import set_loader_argument
         from seedlint.fixes.context import Change
 
-        loader = loader_call(ctx.facts, violation.node)
+        loader = ProjectLoaders.of(ctx.facts).find(violation.node)
         if loader is None:
             return None
         change = Change()
@@ -192,6 +232,15 @@ raise TypeError): the message then says so.
         seed = ctx.seed(at, loader.scope).text(torch)
         value = f"{torch}.Generator().manual_seed({seed})"
         return change if set_loader_argument(ctx, change, loader, "generator", value) else None
+
+
+def _shuffles_unseeded(args: dict[str, Value]) -> bool:
+    """``shuffle`` may be true, ``generator`` absent or None, and no sampler replaces it."""
+    if not args["shuffle"].may(is_truthy):
+        return False
+    if not args["generator"].known_may(is_none_or_absent):
+        return False
+    return not (_replaces_shuffling(args["sampler"]) or _replaces_shuffling(args["batch_sampler"]))
 
 
 def _replaces_shuffling(value: Value) -> bool:

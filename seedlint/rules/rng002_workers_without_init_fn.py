@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
@@ -16,8 +16,10 @@ from seedlint.analysis.workers import (
 )
 from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
-from seedlint.fixes.locate import loader_argument_fix, loader_call, refusal, top_statement
+from seedlint.fixes.locate import loader_argument_fix, refusal, top_statement
 from seedlint.prefilter.words import WordGroups, loader_words
+from seedlint.project.loaders import ProjectLoaders
+from seedlint.project.summary import builder_parameters
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
@@ -34,14 +36,14 @@ MESSAGE = (
 class WorkersWithoutInitFnViolation(Violation):
     node: ast.Call
     no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
+    caller: Optional[str] = None  # the project's call that gives the loader workers
 
     @property
     def message(self) -> str:
-        return (
-            MESSAGE
-            if self.no_fix is None
-            else f"DataLoader with workers and no `worker_init_fn` ({self.no_fix})"
-        )
+        parts = [part for part in (self.caller, self.no_fix) if part]
+        if not parts:
+            return MESSAGE
+        return f"DataLoader with workers and no `worker_init_fn` ({'; '.join(parts)})"
 
 
 class WorkersWithoutInitFn(Rule):
@@ -57,8 +59,15 @@ dataset holds. This is the PyTorch reproducibility recipe: pass `worker_init_fn=
 together with `generator=g`.
 
 `num_workers` counts when it is a non-zero value, or an expression that may be non-zero
-(`args.workers` with no visible default, `os.cpu_count()`). It does not count when it is absent,
-`0`, or a parameter whose caller decides (no default).
+(`args.workers` with no visible default, `os.cpu_count()`). It does not count when it is absent
+or `0`.
+
+Loader classes are found as RNG001 finds them: in a variable (a conditional expression,
+`functools.partial(DataLoader, ...)`), a DataLoader subclass of another module of the project
+(its own `__init__` binds the positions), `DataLoader` or `torch` through a star import of a
+project module. A builder whose `num_workers` (or `worker_init_fn`) is one of its parameters is
+reported when a call of it in the project gives the loader workers and no `worker_init_fn`; the
+message names that call: `(num_workers=4 from `train.py:12`)`. No caller found: no finding.
 
 ## Why is this bad?
 It is often harmless, and the message says no more than is true: since PyTorch 1.9 every worker
@@ -105,7 +114,9 @@ seeds it from a 128-bit state), which is harmless but not bit-identical to befor
 elsewhere (in other libraries) still need your own `worker_init_fn`. There is no fix when
 `worker_init_fn` may come from `*args` or a `**kwargs` dict, nor for a loader class of this module
 whose `__init__` takes neither `worker_init_fn` nor `**kwargs` (it would raise TypeError): the
-message then says so.
+message then says so. The same holds for a loader class of another module of the project (safe
+for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a builder takes
+`worker_init_fn` as a parameter itself, its caller should pass one: no fix at the loader.
 
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.
@@ -149,16 +160,34 @@ message then says so.
         return (loader_words(options),)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
-        for loader in facts.dataloader_calls:
+        project = ProjectLoaders.of(facts)
+        for loader in [*facts.dataloader_calls, *project.loader_calls()]:
             if may_have_workers(loader) and lacks_init_fn(loader):
                 reason = refusal(facts, loader, "worker_init_fn")
                 yield WorkersWithoutInitFnViolation(loader.call, reason)
+                continue
+            for binding in project.bindings(loader):  # a builder: its callers decide
+                bound = replace(loader, args={**loader.args, **binding.values})
+                if not (may_have_workers(bound) and lacks_init_fn(bound)):
+                    continue
+                no_fix = refusal(facts, loader, "worker_init_fn")
+                caller = binding.describe("num_workers", "worker_init_fn")
+                yield WorkersWithoutInitFnViolation(loader.call, no_fix, caller)
+                break
 
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions
     ) -> Optional[FixInfo]:
-        applicability = loader_argument_fix(facts, violation.node, "worker_init_fn")
-        loader = loader_call(facts, violation.node)
+        loader = ProjectLoaders.of(facts).find(violation.node)
+        if loader is None:
+            return None
+        if (
+            isinstance(violation, WorkersWithoutInitFnViolation)
+            and violation.caller is not None
+            and "worker_init_fn" in builder_parameters(facts, loader)
+        ):
+            return None  # the builder's caller passes the function: the fix belongs there
+        applicability = loader_argument_fix(facts, violation.node, "worker_init_fn", loader)
         top = top_statement(facts.tree, violation.node)
         if applicability is None or loader is None or top is None:
             return None
@@ -184,7 +213,7 @@ message then says so.
         from seedlint.fixes.context import Change
         from seedlint.fixes.workers import add_seed_worker
 
-        loader = loader_call(ctx.facts, violation.node)
+        loader = ProjectLoaders.of(ctx.facts).find(violation.node)
         if loader is None:
             return None
         change = Change()

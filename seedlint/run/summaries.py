@@ -27,7 +27,8 @@ from typing import Optional
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.config import Settings, SettingsResolver
 from seedlint.engine.check import collector_paused
-from seedlint.project.index import ProjectIndex, questions, reference_name
+from seedlint.project.index import ProjectIndex, reference_name
+from seedlint.project.index import demand as demand_of
 from seedlint.project.layout import Layout, find_root
 from seedlint.project.summary import (
     ModuleSummary,
@@ -41,7 +42,7 @@ from seedlint.run.cache import Cache, StatKey, digest, stat_key
 from seedlint.run.discovery import discover
 from seedlint.run.pool import pool_map
 
-SUMMARY_FORMAT = 3
+SUMMARY_FORMAT = 4
 _Entry = tuple[Optional[StatKey], str, Optional[ModuleSummary]]  # None: needs a tree
 # A walk of the project: (settings fingerprint, modification time of every folder above a file
 # and of every ignore file in them, the files found).
@@ -478,13 +479,13 @@ class ProjectSetup:
         names: set[str] = set()
         words: set[str] = set()
         for path in asked:
-            for key in questions(summaries.get(path)):
-                names.add(key.rsplit(".", 1)[-1])
-                words.add(key.split(".", 1)[0])  # a method's callers elsewhere name its class
+            more_names, more_words = demand_of(summaries.get(path))
+            names.update(more_names)
+            words.update(more_words)
         demand = _Demand(names, words)
         full = [summary for summary in summaries.values() if summary.full]
         raws: dict[str, bytes] = {}
-        while names and deferred:
+        while (names or words) and deferred:
             demand.expand(full)
             pattern = demand.pattern()
             if pattern is None:

@@ -1,0 +1,218 @@
+"""What RNG001 and RNG002 take from the project: loader calls the module's own names cannot
+show (a DataLoader subclass of another module, DataLoader reached through a star import) and
+the values a builder's parameters take at its callers.
+
+Every answer comes from index queries that :meth:`ProjectIndex.answers` includes, so a file's
+findings stay a function of its text and of those answers. Without a project, a one-module
+index stands in (same-module builders and callers still count).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from seedlint.analysis.calls import DATALOADER, Signature
+from seedlint.analysis.facts import LoaderCall, ModuleFacts
+from seedlint.analysis.names import FunctionNode, Scope
+from seedlint.analysis.values import ABSENT, UNKNOWABLE, Value, known
+from seedlint.project.index import ProjectIndex, Site, single
+from seedlint.project.summary import (
+    Init,
+    builder_parameters,
+    decode,
+    function_keys,
+    summarize,
+)
+
+
+def project_index(facts: ModuleFacts) -> ProjectIndex:
+    """The run's index with this file's summary as its text is now; a one-module index outside
+    a project."""
+    summary = summarize(facts)
+    path = facts.path or "<module>"
+    project = facts.project
+    if not isinstance(project, ProjectIndex):
+        return single(path, summary)
+    if project.summary(path) != summary:
+        return project.overlay(path, summary)
+    return project
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A builder's loader arguments as one of its callers sets them."""
+
+    where: str  # "train.py:12"
+    values: dict[str, Value]  # DataLoader parameter -> its value at that caller
+    shown: dict[str, str]  # DataLoader parameter -> how the message shows it ("shuffle=True")
+
+    def describe(self, trigger: str, missing: str) -> str:
+        """The caller as a message names it: ``shuffle=True from `train.py:12```; when the
+        missing argument is the builder's parameter too (the fix belongs at the caller),
+        ```train.py:12` passes shuffle=True, no `generator```."""
+        shown = self.shown.get(trigger, "")
+        if missing in self.values:
+            return f"`{self.where}` passes {shown + ', ' if shown else ''}no `{missing}`"
+        return f"{shown} from `{self.where}`" if shown else f"set by `{self.where}`"
+
+
+class ProjectLoaders:
+    """The project's answers for one module, computed on first use."""
+
+    def __init__(self, facts: ModuleFacts) -> None:
+        self.facts = facts
+        self._index: Optional[ProjectIndex] = None
+        self._keys: Optional[dict[int, str]] = None
+        self._calls: Optional[list[LoaderCall]] = None
+
+    @staticmethod
+    def of(facts: ModuleFacts) -> ProjectLoaders:
+        found = facts.memo.get("project-loaders")
+        if not isinstance(found, ProjectLoaders):
+            found = ProjectLoaders(facts)
+            facts.memo["project-loaders"] = found
+        return found
+
+    def find(self, node: ast.AST) -> Optional[LoaderCall]:
+        """The loader call of ``node``: the module's own, or one the project shows."""
+        own = self.facts.loaders_by_call.get(id(node))
+        if own is not None and own.call is node:
+            return own
+        return next((c for c in self.loader_calls() if c.call is node), None)
+
+    @property
+    def index(self) -> ProjectIndex:
+        if self._index is None:
+            self._index = project_index(self.facts)
+        return self._index
+
+    # -- builders ----------------------------------------------------------------------------
+    def bindings(self, loader: LoaderCall) -> list[Binding]:
+        """For a loader whose arguments are its function's parameters, their values at every
+        call of that function in the project (none: no caller found, nothing is known)."""
+        parameters = builder_parameters(self.facts, loader)
+        if not parameters:
+            return []
+        owner = self.facts.enclosing_function(loader.scope)
+        if isinstance(owner, ast.Module):
+            return []
+        if self._keys is None:
+            self._keys = function_keys(self.facts.tree)
+        key = self._keys.get(id(owner))
+        if key is None:
+            return []
+        path = self.facts.path or "<module>"
+        found: list[Binding] = []
+        for site in self.index.builder_sites(path, key):
+            values: dict[str, Value] = {}
+            shown: dict[str, str] = {}
+            for name, parameter in parameters.items():
+                value, text = self._bound(owner, parameter, site)
+                values[name] = value
+                shown[name] = f"{name}={text}" if text else name
+            found.append(Binding(site.where, values, shown))
+        return found
+
+    def _bound(self, function: FunctionNode, parameter: str, site: Site) -> tuple[Value, str]:
+        """The value ``parameter`` of ``function`` takes at ``site``, and its literal text."""
+        args = function.args
+        positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+        decorators = _decorators(function)
+        if "classmethod" in decorators or (site.bound and "staticmethod" not in decorators):
+            positional = positional[1:]  # `self` or `cls` is not among the call's arguments
+        for name, text in site.keywords:
+            if name == parameter:
+                return _with_text(text)
+        if parameter in positional:
+            index = positional.index(parameter)
+            for position, text in enumerate(site.args):
+                if text == "*":
+                    return UNKNOWABLE, ""
+                if position == index:
+                    return _with_text(text)
+        if any(name == "**" for name, _ in site.keywords) or "*" in site.args:
+            return UNKNOWABLE, ""
+        default = _default(function, parameter)
+        if default is None:
+            return UNKNOWABLE, ""
+        scope = self.facts.resolver.scope_of(function).parent
+        if scope is None:
+            return UNKNOWABLE, ""
+        return self.facts.values.evaluate(default, scope), ""
+
+    # -- loader classes of other modules, DataLoader through star imports -------------------
+    def loader_calls(self) -> list[LoaderCall]:
+        """Calls of a loader class of another module of the project, or of a DataLoader class
+        bound through a star import of a project module (none outside a project)."""
+        if self._calls is None:
+            self._calls = self._loader_calls()
+        return self._calls
+
+    def _loader_calls(self) -> list[LoaderCall]:
+        facts = self.facts
+        project = facts.project
+        if not isinstance(project, ProjectIndex):
+            return []
+        targets = facts.options.all_dataloader_classes
+        names = set(project.loader_names())
+        if facts.builder.star_imports:
+            names |= {t.rsplit(".", 1)[-1] for t in targets}
+        if not names or not any(True for _ in facts.calls_spelled(frozenset(names))):
+            return []
+        known_calls = facts.loaders_by_call
+        path = facts.path or "<module>"
+        result: list[LoaderCall] = []
+        for call, scope in facts.calls_spelled(frozenset(names)):
+            if id(call) in known_calls:
+                continue
+            for qualname in sorted(facts.resolver.qualnames(call.func, scope)):
+                info = self.index.loader_class(path, qualname)
+                if info is None or not (info.loader or info.external in targets):
+                    continue
+                result.append(self._loader(call, scope, info.name, info.init))
+                break
+        return result
+
+    def _loader(self, call: ast.Call, scope: Scope, name: str, init: Optional[Init]) -> LoaderCall:
+        facts = self.facts
+        partial = facts.partial_of(call, scope)
+        bound = LoaderCall(call, scope, {}, False, partial).bound
+        signature = DATALOADER
+        custom = init is not None
+        if init is not None:
+            taken = set(init.positional) | set(init.keyword_only)
+            extra = tuple(n for n in DATALOADER.names if n not in taken) if init.kwargs else ()
+            signature = Signature(init.positional, (*init.keyword_only, *extra))
+        args = facts.binder.bind(bound, signature, scope)
+        values = {n: args.get(n, known(ABSENT)) for n in DATALOADER.names}
+        return LoaderCall(call, scope, values, custom, partial, signature, name)
+
+
+def _with_text(text: str) -> tuple[Value, str]:
+    value = decode(text)
+    options = value.options
+    if options is not None and len(options) == 1 and not value.unknowable:
+        (only,) = options
+        if only is None or isinstance(only, (bool, int, float)):
+            return value, repr(only)
+    return value, ""
+
+
+def _default(function: FunctionNode, parameter: str) -> Optional[ast.expr]:
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[Union[ast.expr, None]] = [None] * (len(positional) - len(args.defaults))
+    defaults.extend(args.defaults)
+    for arg, default in zip(positional, defaults):
+        if arg.arg == parameter:
+            return default
+    for arg, kw_default in zip(args.kwonlyargs, args.kw_defaults):
+        if arg.arg == parameter:
+            return kw_default
+    return None
+
+
+def _decorators(function: FunctionNode) -> set[str]:
+    return {d.id for d in function.decorator_list if isinstance(d, ast.Name)}
