@@ -15,10 +15,13 @@ so both report the same findings.
 Cost: a file that contains none of the words a rule needs is skipped before any work, and the
 detection runs on the tree flake8 has already parsed (the file is never parsed twice).
 
-RNG004 is decided per program, across the project's modules: the plugin builds the same project
-index as the CLI, once per flake8 process and project root, from the same summary cache
+RNG004 and the loader rules are decided across the project's modules, as the CLI decides them:
+the file is checked on its own first; only when its findings may depend on the project (its
+summary says so) is the project index built, from the same summary cache as the CLI's
 (``SEEDLINT_CACHE_DIR``, the ``cache-dir`` setting, else ``.seedlint_cache``;
-``SEEDLINT_NO_CACHE`` turns it off), so its findings equal the CLI's.
+``SEEDLINT_NO_CACHE`` turns it off), with this file's summary taken from the tree flake8
+parsed; and the file is checked again with it only when the project's answers differ from its
+own. Its findings equal the CLI's.
 """
 
 from __future__ import annotations
@@ -32,15 +35,15 @@ from typing import Any, Optional
 
 from seedlint import __version__
 from seedlint.config import ConfigError, Settings, SettingsResolver
-from seedlint.engine.check import REPORT, check_text, collector_paused
+from seedlint.core import Finding
+from seedlint.engine.check import REPORT, Checked, check_text, collector_paused
 from seedlint.engine.deep import deeply
 from seedlint.engine.noqa import line_suppresses
 from seedlint.engine.selection import check_selectors, selection
-from seedlint.project.index import ProjectIndex, activate
+from seedlint.project.index import activate, needs_project, single
 from seedlint.project.layout import find_root
-from seedlint.project.summary import needs_tree
-from seedlint.rules import BY_CODE
-from seedlint.run.summaries import build_index
+from seedlint.project.summary import needs_tree, summarize
+from seedlint.run.summaries import ProjectSetup
 
 # flake8 reads stdin under one of these names unless --stdin-display-name gives a real one.
 _STDIN_NAMES = frozenset({"-", "stdin", "<stdin>"})
@@ -54,20 +57,20 @@ class _Context:
     def __init__(self) -> None:
         self.resolver: Optional[SettingsResolver] = None
         self.adapted: dict[int, tuple[Settings, Settings]] = {}
-        self.indexes: dict[Path, Optional[ProjectIndex]] = {}
+        self.setups: dict[Path, ProjectSetup] = {}
 
-    def index_for(self, filename: str, settings: Settings) -> Optional[ProjectIndex]:
-        """The project index of the file's project, built once per flake8 process."""
+    def setup_for(self, filename: str, settings: Settings) -> ProjectSetup:
+        """The file's project (its root, summary cache and walk), kept for the flake8 process."""
         path = Path.cwd() if filename in _STDIN_NAMES else Path(filename)
         root = find_root(path)
-        if root not in self.indexes:
+        if root not in self.setups:
             assert self.resolver is not None
             cache_dir: Optional[Path] = None
             if not os.environ.get("SEEDLINT_NO_CACHE"):
                 folder = os.environ.get("SEEDLINT_CACHE_DIR") or settings.cache_dir
                 cache_dir = Path(folder or ".seedlint_cache")
-            self.indexes[root] = build_index([], self.resolver, settings, cache_dir, 1, root, True)
-        return self.indexes[root]
+            self.setups[root] = ProjectSetup(self.resolver, settings, cache_dir, 1, root)
+        return self.setups[root]
 
     def settings_for(self, filename: str) -> Settings:
         if self.resolver is None:
@@ -90,7 +93,6 @@ class _Context:
 
 
 _CONTEXT = _Context()
-_PROGRAM_RULE = BY_CODE["RNG004"]()
 
 
 class SeedlintChecker:
@@ -121,22 +123,13 @@ class SeedlintChecker:
             return  # cannot have a finding: nothing else is done for this file
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
-            # RNG004 and the loader rules consult the project: the index is built when one of
-            # them may fire here (once per run and root).
-            needed = _PROGRAM_RULE.may_fire(raw, selection(settings).options) or needs_tree(raw)
-            activate(_CONTEXT.index_for(self.filename, settings) if needed else None)
-            with collector_paused():  # as in the CLI: flake8's heap is large
-                try:
-                    checked = check_text(text, self.filename, settings, tree=tree, suppress=False)
-                except RecursionError:  # deep code flake8 compiled: a larger stack
-                    checked = deeply(
-                        lambda: check_text(text, self.filename, settings, tree=tree, suppress=False)
-                    )
-                findings = checked.release()
+            findings = self._findings(text, raw, settings, tree)
         except Exception as error:  # a bug in seedlint: one finding, flake8 goes on
             message = f"RNG000 internal error: {type(error).__name__}: {error} {REPORT}"
             yield 1, 0, message, type(self)
             return
+        finally:
+            activate(None)
         for finding in findings:
             if any(
                 row != finding.row
@@ -147,3 +140,36 @@ class SeedlintChecker:
                 continue  # silenced on the last line of a multi-line call, as the CLI reads it
             # flake8: row 1-based, column 0-based (it prints column + 1), in characters.
             yield finding.row, finding.col, f"{finding.code} {finding.message}", type(self)
+
+    def _check(self, text: str, settings: Settings, tree: Optional[ast.Module]) -> Checked:
+        with collector_paused():  # as in the CLI: flake8's heap is large
+            try:
+                return check_text(text, self.filename, settings, tree=tree, suppress=False)
+            except RecursionError:  # deep code flake8 compiled: a larger stack
+                return deeply(
+                    lambda: check_text(text, self.filename, settings, tree=tree, suppress=False)
+                )
+
+    def _findings(
+        self, text: str, raw: bytes, settings: Settings, tree: Optional[ast.Module]
+    ) -> list[Finding]:
+        """The file's findings: checked on its own, then with the project index where the
+        project's answers for it differ from its own (as ``run.files.check_files`` does)."""
+        activate(None)
+        checked = self._check(text, settings, tree)
+        facts = checked.facts
+        # As the CLI summarises a module: from its bytes when it needs no tree (no answer of
+        # it can then depend on the project).
+        summary = summarize(facts) if facts is not None and needs_tree(raw) else None
+        findings = checked.release()
+        if summary is None or not needs_project(summary):
+            return findings
+        path = os.path.abspath(self.filename)
+        setup = _CONTEXT.setup_for(self.filename, settings)
+        # This file's summary comes from flake8's tree: the project never parses it again.
+        index = setup.build([path], {path: summary}, [path])
+        setup.save()
+        if index.answers(path) == single(self.filename, summary).answers(self.filename):
+            return findings
+        activate(index)
+        return self._check(text, settings, tree).release()

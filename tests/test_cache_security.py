@@ -87,7 +87,9 @@ def test_a_cache_folder_of_another_user_is_refused(tmp_path: Path) -> None:
 
 
 def _tables(tree: Path) -> list[Path]:
-    return sorted((tree / ".seedlint_cache").rglob(f"*-{CACHE_FORMAT}.json"))
+    """The findings tables (the summary table, ``summaries-*.json``, is another file)."""
+    found = (tree / ".seedlint_cache").rglob(f"*-{CACHE_FORMAT}.json")
+    return sorted(p for p in found if not p.name.startswith("summaries-"))
 
 
 def test_an_edited_table_never_hides_a_finding(tmp_path: Path) -> None:

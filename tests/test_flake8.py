@@ -149,16 +149,35 @@ def test_a_file_without_trigger_words_costs_nothing(monkeypatch: pytest.MonkeyPa
     assert list(checker.run()) == []
 
 
-def test_the_tree_flake8_parsed_is_reused(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = OWN_CASES["shuffle.py"]
+def test_the_tree_flake8_parsed_is_reused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # The file lies in a project whose index the plugin builds (its builder is called with
+    # shuffle=True from another module): its own summary comes from flake8's tree, never from
+    # parsing it again; the project's other modules may be parsed.
+    text = (
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def build(ds, shuffle):\n    return DataLoader(ds, shuffle=shuffle)\n"
+    )
+    path = tmp_path / "loaders.py"
+    path.write_text(text)
+    (tmp_path / "train.py").write_text(
+        "from loaders import build\n\nloader = build([1, 2], shuffle=True)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SEEDLINT_NO_CACHE", "1")
     tree = ast.parse(text)
+    real_parse = ast.parse
+    parsed: list[bool] = []
 
-    def fail(*args: object, **kwargs: object) -> object:
-        raise AssertionError("parsed the file again")
+    def parse(source: object, *args: object, **kwargs: object) -> object:
+        parsed.append(source in (text, text.encode()))
+        return real_parse(source, *args, **kwargs)  # type: ignore[call-overload]
 
-    monkeypatch.setattr(ast, "parse", fail)
-    results = list(SeedlintChecker(tree, "shuffle.py", text.splitlines(True)).run())
-    assert [r[2].split()[0] for r in results] == ["RNG001"]
+    with monkeypatch.context() as patched:
+        patched.setattr(ast, "parse", parse)
+        results = list(SeedlintChecker(tree, str(path), text.splitlines(True)).run())
+    assert True not in parsed, "parsed the file again"
+    assert [(r[0], r[2].split()[0]) for r in results] == [(5, "RNG001")]
+    assert "from `train.py:3`" in results[0][2]
 
 
 def test_plugin_reads_rule_options_from_tool_seedlint(tmp_path: Path) -> None:
