@@ -344,9 +344,13 @@ async def test_disable_keeps_the_codes_already_there(client: LanguageClient, tmp
 
 
 def test_without_pygls_the_command_says_so(monkeypatch, capsys):
+    import seedlint
     from seedlint import cli
 
+    # `from seedlint import server` finds the package's attribute first, once an earlier test
+    # imported the server: both must go for the import to run again.
     monkeypatch.delitem(sys.modules, "seedlint.server", raising=False)
+    monkeypatch.delattr(seedlint, "server", raising=False)
     monkeypatch.setitem(sys.modules, "pygls", None)
     monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)
     assert cli.main(["server"]) == 2
