@@ -385,6 +385,9 @@ class ProjectSetup:
         self.processes = processes
         self.root = root
         self._cache: Optional[SummaryCache] = None
+        # Stat keys taken by earlier builds of this setup (the flake8 plugin builds once per
+        # file that needs the project, in one process; the CLI builds once).
+        self._stats: dict[str, Optional[StatKey]] = {}
 
     @property
     def cache(self) -> SummaryCache:
@@ -437,8 +440,9 @@ class ProjectSetup:
         for path in paths:
             if path in summaries:
                 continue
-            key = stat_key(Path(path))
-            keys[path] = key
+            if path not in self._stats:
+                self._stats[path] = stat_key(Path(path))
+            key = keys[path] = self._stats[path]
             entry = cache.entries.get(path)
             if entry is not None and key is not None and entry[0] == key:
                 if entry[2] is None:
