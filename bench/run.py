@@ -65,6 +65,12 @@ SLICE_STEP = 50  # the TorchFix slice: every 50th file of the sorted corpus (2 %
 GROWTH_STEPS = (8, 4, 2)  # seedlint cold on every 8th / 4th / 2nd file, then the whole corpus
 GENERATED_LINES = 50_000
 RSS_LIMIT_MB = 200.0
+# The pre-commit-style run: one changed file of the corpus named, the cache (and so the project
+# index's summaries) filled by an earlier run over the whole tree. This file has an RNG001
+# finding and takes part in the project index.
+ONE_FILE = "accelerate/accelerate/test_utils/scripts/external_deps/test_checkpointing.py"
+ONE_FILE_LIMIT_S = 0.3
+_EDIT = b"# bench: an edit\n"
 
 #: ``path:line:col: ...``: what counts as a finding line when outputs are compared.
 FINDING_RE = re.compile(r"^\S.*?:\d+:\d+:? ")
@@ -443,6 +449,7 @@ class Bench:
     baseline: str = ""  # key of the seedlint bench the ratio is taken against
     compare_findings: bool = False  # part of the "findings identical" check
     prepare: Callable[[Bench], None] | None = None
+    before_each: Callable[[], None] | None = None  # before every run (untimed)
     shown: str = ""  # command as shown in the table
     samples: list[Sample] = field(default_factory=list)
     findings: list[list[str]] = field(default_factory=list)
@@ -551,6 +558,8 @@ def run_once(bench: Bench, scratch: Path, timeout: float) -> tuple[Sample, str, 
 def execute(bench: Bench, scratch: Path, timeout: float, record: bool) -> None:
     if bench.status:
         return
+    if bench.before_each is not None:
+        bench.before_each()
     try:
         sample, stdout, stderr = run_once(bench, scratch, timeout)
     except OSError as error:
@@ -597,6 +606,9 @@ def prepare_trees(args: argparse.Namespace, corpus: Path, workdir: Path) -> dict
     name = corpus.name
     log(f"preparing inputs in {workdir}")
     trees = {"corpus": make_tree("whole corpus", corpus, files, workdir, "all", name)}
+    if ONE_FILE in files:
+        label = "whole corpus, one file changed"
+        trees["one"] = make_tree(label, corpus, files, workdir, "one", name)
     if args.quick:
         return trees
     trees["slice"] = make_tree(
@@ -717,6 +729,8 @@ def build_plan(args: argparse.Namespace, corpus: Path, workdir: Path) -> Plan:
         [*ruff, "--select", "NPY002"],
     )
     add("ruff-default", "ruff, default rules", "corpus", t, tools["ruff"], ruff)
+    if "one" in trees:
+        add_one_file(benches, trees["one"], seedlint, workdir, args.timeout)
     flake8("flake8-alone", "flake8 alone", "corpus", t, "", tools["flake8"])
     flake8("flake8-rng", "flake8 + seedlint plugin (RNG)", "corpus", t, "RNG", tools["flake8-rng"])
     python = tools["python"]
@@ -749,6 +763,48 @@ def build_plan(args: argparse.Namespace, corpus: Path, workdir: Path) -> Plan:
         patterns = [p.strip() for p in args.only.split(",") if p.strip()]
         benches = [b for b in benches if any(fnmatch.fnmatch(b.key, p) for p in patterns)]
     return Plan(benches, trees, tools, trees["corpus"])
+
+
+def edit_one_file(tree: Tree) -> None:
+    """Change ONE_FILE (a trailing comment added or removed), as a commit would: the file is
+    replaced by a rename, never written through its hard link to the corpus."""
+    path = tree.parent / tree.name / ONE_FILE
+    data = path.read_bytes()
+    data = data[: -len(_EDIT)] if data.endswith(_EDIT) else data + _EDIT
+    fresh = path.with_name(path.name + ".bench-tmp")
+    fresh.write_bytes(data)
+    os.replace(fresh, path)
+
+
+def add_one_file(
+    benches: list[Bench], tree: Tree, seedlint: Tool, workdir: Path, timeout: float
+) -> None:
+    """The pre-commit-style run: ``seedlint check`` naming one changed file, with the cache of
+    a run over the whole tree (findings and the project's summaries) in place."""
+    cache = str(workdir / "seedlint-cache-one")
+    argv = ["check", "--exit-zero", "--output-format", "concise", "--cache-dir", cache]
+    target = f"{tree.name}/{ONE_FILE}"
+    whole = Bench("seedlint-one-fill", "", "corpus", tree, seedlint, [*argv, tree.name])
+
+    def fill(bench: Bench) -> None:
+        if not bench.status:
+            log("filling seedlint's cache for the one-file runs")
+            execute(whole, workdir, timeout, record=False)
+
+    benches.append(
+        Bench(
+            "seedlint-one-file",
+            "seedlint, one changed file, cache filled",
+            "corpus",
+            tree,
+            seedlint,
+            [*argv, target],
+            shown=shown_command("seedlint", [*argv[:-1], "<tmp>", target]),
+            baseline="seedlint-cold",
+            prepare=fill,
+            before_each=lambda: edit_one_file(tree),
+        )
+    )
 
 
 def run_plan(plan: Plan, args: argparse.Namespace, scratch: Path) -> None:
@@ -848,6 +904,14 @@ def compute_targets(plan: Plan) -> tuple[list[Target], dict[str, Any]]:
             True,
         ),
     ]
+    one = wall(benches, "seedlint-one-file")
+    name = "seedlint naming one changed file, cache filled (wall)"
+    goal = f"≤ {ONE_FILE_LIMIT_S:g} s"
+    if one is None:
+        targets.append(Target(name, "–", goal, why_missing(benches, "seedlint-one-file")))
+    else:
+        passed = "PASS" if one <= ONE_FILE_LIMIT_S else "FAIL"
+        targets.append(Target(name, f"{one:.2f} s", goal, passed))
     seedlint_runs = [
         b
         for b in plan.benches
