@@ -121,6 +121,10 @@ class ProjectIndex:
         self._digest: Optional[str] = None
         self._sites: Optional[dict[Node, list[Site]]] = None
         self._loader_classes: dict[tuple[str, str], Optional[LoaderClass]] = {}
+        # _denote's results, and the names a star import of a module may bind: star imports
+        # fan out (a package re-exporting its modules), so a name is followed once per module.
+        self._denoted: dict[tuple[str, str, bool], Optional[tuple[str, str]]] = {}
+        self._exports: dict[str, Optional[frozenset[str]]] = {}
         self._loader_names: Optional[frozenset[str]] = None
 
     # -- modules -----------------------------------------------------------------------------
@@ -482,6 +486,15 @@ class ProjectIndex:
         name reached through a project module, or None."""
         if depth > _MAX_DEPTH:
             return None
+        key = (path, qualname, depth > 0)
+        if key in self._denoted:
+            return self._denoted[key]
+        self._denoted[key] = None  # a name reached again while it is being followed: nothing
+        denoted = self._denote_once(path, qualname, depth)
+        self._denoted[key] = denoted
+        return denoted
+
+    def _denote_once(self, path: str, qualname: str, depth: int) -> Optional[tuple[str, str]]:
         found = self.layout.resolve(path, qualname)
         if found is None:
             return ("", qualname) if depth else None
@@ -499,11 +512,43 @@ class ProjectIndex:
         if rest[0] in summary.classes or rest[0] in summary.functions:
             return None
         for star in summary.stars:
+            module = self.layout.resolve(target, star)
+            if module is not None and module[1]:
+                continue  # a module of the package that the project lacks: nothing to follow
             joined = f"{star}{key}" if star.endswith(".") else f"{star}.{key}"
+            if module is not None:
+                reached = self.layout.resolve(target, joined)
+                names = self.exported(module[0])
+                if reached == (module[0], rest) and names is not None and rest[0] not in names:
+                    continue  # that module binds no such name
             denoted = self._denote(target, joined, depth + 1)
             if denoted is not None:
                 return denoted
         return None
+
+    def exported(self, path: str) -> Optional[frozenset[str]]:
+        """The names a star import of the module at ``path`` may bind, as :meth:`_denote`
+        follows them (its classes, its imports, and what its own star imports of project
+        modules bind); None when that cannot be bounded (it star-imports a library module)."""
+        if path in self._exports:
+            return self._exports[path]
+        self._exports[path] = frozenset()  # a star import cycle adds nothing
+        summary = self.summaries.get(path)
+        names: Optional[set[str]] = set()
+        if summary is not None and summary.full:
+            names = {key.split(".", 1)[0] for key in summary.classes} | set(summary.aliases)
+            for star in summary.stars:
+                found = self.layout.resolve(path, star)
+                if found is not None and found[1]:
+                    continue  # a module the project lacks (as _denote skips it)
+                more = self.exported(found[0]) if found is not None else None
+                if more is None:
+                    names = None
+                    break
+                names |= more
+        result = frozenset(names) if names is not None else None
+        self._exports[path] = result
+        return result
 
     def loader_names(self) -> frozenset[str]:
         """The names of the project's loader classes (a cheap gate before resolving calls)."""
