@@ -670,25 +670,45 @@ def needs_project(summary: Optional[ModuleSummary]) -> bool:
     return bool(questions(summary) or summary.builders or summary.sites or summary.stars)
 
 
-def demand(summary: Optional[ModuleSummary]) -> tuple[set[str], set[str]]:
+def demand(summary: Optional[ModuleSummary]) -> tuple[set[str], set[str], set[str]]:
     """What the project must summarise to answer for a module: the names of its functions
-    whose callers matter (RNG004's seed blocks, loader builders), and the names other modules
-    must mention to matter (those functions' classes, what its call sites and star imports
-    reach)."""
+    whose callers matter (RNG004's seed blocks, loader builders); the names other modules
+    must mention to matter (those functions' classes, what its star imports reach); and the
+    names other modules must bind to matter (a class or an import of that name: what its
+    call sites call through an import may be a loader class of the project; the callees'
+    other answers are their own modules' business)."""
     names: set[str] = set()
     words: set[str] = set()
+    bound: set[str] = set()
     if summary is None or not summary.full:
-        return names, words
+        return names, words, bound
     for key in (*questions(summary), *summary.builders):
         names.add(key.rsplit(".", 1)[-1])
         words.add(key.split(".", 1)[0])  # a method's callers elsewhere name its class
         words.add(key.rsplit(".", 1)[-1])
     for site in summary.sites:
-        words.update(reference_name(r) for r in site.references if r.startswith("="))
+        for reference in site.references:
+            if reference.startswith("=") and imported(summary, reference):
+                bound.add(reference_name(reference))
     for star in summary.stars:
         words.add(star.rstrip(".").rsplit(".", 1)[-1])
     words.discard("")
-    return names, words
+    bound.discard("")
+    return names, words, bound
+
+
+def imported(summary: ModuleSummary, reference: str) -> bool:
+    """Whether a ``=name`` reference may go through an import (a builtin does not, unless
+    the module has a star import that may bind it; nor does a name of this module, which is
+    already summarised)."""
+    name = reference[1:]
+    first = name.split(".", 1)[0]
+    return (
+        name.startswith(".")
+        or first in summary.aliases
+        or any(q.split(".", 1)[0] == first for q in summary.aliases.values())
+        or (bool(summary.stars) and first not in summary.functions and first not in summary.classes)
+    )
 
 
 def questions(summary: Optional[ModuleSummary]) -> list[str]:

@@ -27,7 +27,7 @@ from typing import Optional
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.config import Settings, SettingsResolver
 from seedlint.engine.check import collector_paused
-from seedlint.project.index import ProjectIndex, reference_name
+from seedlint.project.index import ProjectIndex, imported, reference_name
 from seedlint.project.index import demand as demand_of
 from seedlint.project.layout import Layout, find_root
 from seedlint.project.summary import (
@@ -300,10 +300,11 @@ class _Demand:
     must mention to hold one of them (a method's class, a function's own name, a base class
     of a ``self.m()``'s class)."""
 
-    def __init__(self, names: set[str], words: set[str]) -> None:
+    def __init__(self, names: set[str], words: set[str], bound: set[str]) -> None:
         self.callers = names
         self.reached: set[str] = set()
         self.words = words
+        self.bound = bound  # names a module must define, or import, to matter
 
     def expand(self, full: list[ModuleSummary]) -> None:
         """Grow the sets over the parsed summaries, to a fixpoint."""
@@ -323,14 +324,29 @@ class _Demand:
                         calls <= self.reached
                     ):
                         self.reached.update(calls)
-                        self.words.update(_reference_words(summary, function.calls))
+                        # A callee matters where it is defined (or re-exported), not where
+                        # it is only called.
+                        self.bound.update(_reference_words(summary, function.calls))
                         changed = True
 
     def pattern(self) -> Optional[re.Pattern[bytes]]:
+        parts: list[bytes] = []
         words = sorted(w for w in self.words if w)
-        if not words:
+        if words:
+            parts.append(rb"\b(?:" + _alternatives(words) + rb")\b")
+        bound = sorted(w for w in self.bound if w and w not in self.words)
+        if bound:
+            # `def name`, `class Name`, `import Name`, `... as Name`, `Name,` / `(Name` in an
+            # import list, `Name = ...` at the start of a line (a re-export).
+            names = rb"(?:" + _alternatives(bound) + rb")\b"
+            parts.append(rb"(?:\b(?:def|class|import|as)\s+|[,(]\s*|^)" + names)
+        if not parts:
             return None
-        return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
+        return re.compile(rb"|".join(parts), re.MULTILINE)
+
+
+def _alternatives(words: list[str]) -> bytes:
+    return b"|".join(re.escape(w.encode()) for w in words)
 
 
 def _reference_words(summary: ModuleSummary, references: Iterable[str]) -> set[str]:
@@ -340,26 +356,14 @@ def _reference_words(summary: ModuleSummary, references: Iterable[str]) -> set[s
     words: set[str] = set()
     for reference in references:
         if reference.startswith("="):
-            if _imported(summary, reference):
+            if imported(summary, reference):
                 words.add(reference_name(reference))
         elif reference[:1] in ("%", "^"):
             cls = summary.classes.get(reference[1:].rsplit(".", 1)[0])
             if cls is not None:
-                bases = (base for base in cls.bases if _imported(summary, base))
+                bases = (base for base in cls.bases if imported(summary, base))
                 words.update(reference_name(base) for base in bases)
     return words
-
-
-def _imported(summary: ModuleSummary, reference: str) -> bool:
-    """Whether a ``=name`` reference goes through an import (a builtin does not; nor does
-    a name of this module, which is already summarised)."""
-    name = reference[1:]
-    first = name.split(".", 1)[0]
-    return (
-        name.startswith(".")
-        or first in summary.aliases
-        or any(q.split(".", 1)[0] == first for q in summary.aliases.values())
-    )
 
 
 class ProjectSetup:
@@ -388,11 +392,21 @@ class ProjectSetup:
         # Stat keys taken by earlier builds of this setup (the flake8 plugin builds once per
         # file that needs the project, in one process; the CLI builds once).
         self._stats: dict[str, Optional[StatKey]] = {}
+        # Summaries the check pass computed, kept only if the index is built (a run that
+        # builds none neither reads nor writes the summary table: a pre-commit run naming one
+        # file must not pay for the whole project's table).
+        self._pending: dict[str, tuple[Optional[StatKey], str, ModuleSummary]] = {}
 
     @property
     def cache(self) -> SummaryCache:
         if self._cache is None:
             self._cache = SummaryCache(self.cache_dir, self.options)
+            for path, (key, content, summary) in self._pending.items():
+                entry = self._cache.entries.get(path)
+                if entry is None or entry[0] != key or entry[1] != content:
+                    self._cache.entries[path] = (key, content, summary)
+                    self._cache.dirty = True
+            self._pending.clear()
         return self._cache
 
     def cached_summary(self, path: str, key: Optional[StatKey]) -> Optional[ModuleSummary]:
@@ -405,12 +419,16 @@ class ProjectSetup:
     def remember(
         self, path: str, key: Optional[StatKey], content: str, summary: ModuleSummary
     ) -> None:
-        """Keep a summary the check pass computed from the file on disk (for later runs)."""
+        """Keep a summary the check pass computed from the file on disk (for later runs, when
+        this run builds the index)."""
         path = os.path.abspath(path)
-        entry = self.cache.entries.get(path)
+        if self._cache is None:
+            self._pending[path] = (key, content, summary)
+            return
+        entry = self._cache.entries.get(path)
         if entry is None or entry[0] != key or entry[1] != content:
-            self.cache.entries[path] = (key, content, summary)
-            self.cache.dirty = True
+            self._cache.entries[path] = (key, content, summary)
+            self._cache.dirty = True
 
     def build(
         self, checked: list[str], known: dict[str, ModuleSummary], asked: Iterable[str]
@@ -482,14 +500,16 @@ class ProjectSetup:
         self._parse(first, summaries, keys, deferred, [])
         names: set[str] = set()
         words: set[str] = set()
+        bound: set[str] = set()
         for path in asked:
-            more_names, more_words = demand_of(summaries.get(path))
+            more_names, more_words, more_bound = demand_of(summaries.get(path))
             names.update(more_names)
             words.update(more_words)
-        demand = _Demand(names, words)
+            bound.update(more_bound)
+        demand = _Demand(names, words, bound)
         full = [summary for summary in summaries.values() if summary.full]
         raws: dict[str, bytes] = {}
-        while (names or words) and deferred:
+        while (names or words or bound) and deferred:
             demand.expand(full)
             pattern = demand.pattern()
             if pattern is None:
