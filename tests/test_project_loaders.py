@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -292,3 +293,46 @@ def test_star_imports_of_absent_modules_are_followed_once(
     # The project's loader class is still found through the star imports.
     found = index.loader_class(str(pkg / "train.py"), "pkg.Stream")
     assert found is not None and found.name == "Stream"
+
+
+def test_a_warm_run_over_an_unchanged_project_builds_no_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from seedlint import cli
+    from seedlint.run.summaries import ProjectSetup
+
+    root = tmp_path / "builders"
+    shutil.copytree(PROJECTS / "builders", root)
+    (root / "pyproject.toml").write_text("")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("SEEDLINT_CACHE_DIR", str(tmp_path / "cache"))
+    past = 1_600_000_000
+
+    def settle() -> None:  # stat keys older than the racy window: trusted by the cache
+        for path in root.rglob("*.py"):
+            os.utime(path, (past, past))
+
+    def run() -> list[str]:
+        cli.main(["check", "--output-format", "concise", "."])
+        return sorted(line for line in capsys.readouterr().out.splitlines() if "RNG" in line)
+
+    settle()
+    builds = [0]
+    build = ProjectSetup.build
+
+    def counted(self: ProjectSetup, *args: Any, **kwargs: Any) -> Any:
+        builds[0] += 1
+        return build(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProjectSetup, "build", counted)
+    first = run()
+    assert any("data.py:12:" in line and "RNG001" in line for line in first)
+    assert builds[0] == 1
+    assert run() == first  # nothing changed: the answers recorded by the first run hold
+    assert builds[0] == 1
+    train = root / "train.py"
+    train.write_text(train.read_text().replace("shuffle=True, workers=4", "workers=0"))
+    settle()
+    changed = run()  # a caller changed: the index is built again and the finding follows it
+    assert builds[0] == 2
+    assert not any("data.py:12:" in line and "RNG001" in line for line in changed)

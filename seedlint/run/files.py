@@ -4,6 +4,7 @@ one process pool, through the cache. Standard input is a file like any other (it
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -204,6 +205,13 @@ def _with_project(
     checked without it stand where the project's answers equal the one-module index's, cached
     ones where the answers' digest is the one they were stored with; the others are checked
     again with the index."""
+    state = _state(tasks, trusted, project)
+    if not local and cache is not None and state is not None:
+        stored = _stored_answers(cache, project, state)
+        if stored is not None and all(
+            stored.get(os.path.abspath(tasks[i].path)) == extras[i] for i in extras
+        ):
+            return  # nothing in the project changed since these answers were taken
     asked = [os.path.abspath(tasks[i].path) for i in sorted({*local, *extras})]
     index = project.build([str(t.path) for t in tasks], known, asked)
     again: list[int] = []
@@ -229,12 +237,63 @@ def _with_project(
             digests[i] = result.digest
     if cache is None:
         return
+    if state is not None and set(index.layout.paths) == {os.path.abspath(t.path) for t in tasks}:
+        _store_answers(cache, project, state, answered, tasks)
     for i, extra in answered.items():
         task = tasks[i]
         if task.raw is not None or (i in extras and extras[i] == extra):
             continue  # standard input, or an entry that holds
         if digests.get(i) is not None:
             cache.put(task.settings, task.display, digests[i], findings[i], trusted[i], extra)
+
+
+# A warm run whose every file is unchanged skips the project index: the answers of the last
+# run that built it are kept (signed, in the cache folder) with a digest of the project's
+# state then (every file's stat key and the settings); equal state, equal answers. Only a run
+# over the whole project records them (a file outside the checked ones may change unseen).
+def _state(
+    tasks: Sequence[FileTask], trusted: list[Optional[StatKey]], project: ProjectSetup
+) -> Optional[str]:
+    """The digest of the checked files' stat keys and the settings; None when a file is
+    standard input or was written too recently for its stat key to be trusted."""
+    rows: list[str] = [project.settings.fingerprint()]
+    for task, key in zip(tasks, trusted):
+        if task.raw is not None or key is None:
+            return None
+        rows.append(f"{os.path.abspath(task.path)}\0{key}")
+    rows[1:] = sorted(rows[1:])
+    return digest("\n".join(rows).encode("utf-8", "surrogatepass"))
+
+
+def _answers_name(project: ProjectSetup) -> str:
+    root = str(project.root) if project.root is not None else os.getcwd()
+    return f"answers-{digest(root.encode('utf-8', 'surrogatepass'))[:12]}.json"
+
+
+def _stored_answers(cache: Cache, project: ProjectSetup, state: str) -> Optional[dict[str, str]]:
+    body = cache.read_signed(_answers_name(project))
+    if body is None:
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    answers = data.get("answers") if isinstance(data, dict) else None
+    if data.get("state") != state or not isinstance(answers, dict):
+        return None
+    return {str(k): str(v) for k, v in answers.items()}
+
+
+def _store_answers(
+    cache: Cache,
+    project: ProjectSetup,
+    state: str,
+    answered: dict[int, str],
+    tasks: Sequence[FileTask],
+) -> None:
+    answers = {os.path.abspath(tasks[i].path): extra for i, extra in answered.items()}
+    body = json.dumps({"state": state, "answers": answers}, sort_keys=True).encode()
+    cache.write_signed(_answers_name(project), body)
 
 
 def _size_of(task: FileTask, key: Optional[StatKey]) -> int:
