@@ -145,6 +145,8 @@ def _epoch_loops(facts: ModuleFacts, use: SamplerUse) -> list[tuple[Loop, Scope]
     """Loops whose body (not only their iterable) uses one of the sampler's loaders: the loader
     is iterated again at every turn."""
     result: list[tuple[Loop, Scope]] = []
+    if not use.loaders.calls and not use.loaders.chains:
+        return result  # no loader to be iterated again
     for node in ast.walk(facts.tree):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             scope = _scope_of_statement(facts, node)
