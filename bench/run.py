@@ -70,7 +70,7 @@ RSS_LIMIT_MB = 200.0
 # finding and takes part in the project index.
 ONE_FILE = "accelerate/accelerate/test_utils/scripts/external_deps/test_checkpointing.py"
 ONE_FILE_LIMIT_S = 0.3
-_EDIT = b"# bench: an edit\n"
+_EDIT_PREFIX = b"# bench: edit "
 
 #: ``path:line:col: ...``: what counts as a finding line when outputs are compared.
 FINDING_RE = re.compile(r"^\S.*?:\d+:\d+:? ")
@@ -765,12 +765,20 @@ def build_plan(args: argparse.Namespace, corpus: Path, workdir: Path) -> Plan:
     return Plan(benches, trees, tools, trees["corpus"])
 
 
+_EDITS = [0]
+
+
 def edit_one_file(tree: Tree) -> None:
-    """Change ONE_FILE (a trailing comment added or removed), as a commit would: the file is
-    replaced by a rename, never written through its hard link to the corpus."""
+    """Change ONE_FILE as a commit would (a trailing comment, new at every run, so that no
+    earlier run's cache entry matches its content); the file is replaced by a rename, never
+    written through its hard link to the corpus."""
     path = tree.parent / tree.name / ONE_FILE
     data = path.read_bytes()
-    data = data[: -len(_EDIT)] if data.endswith(_EDIT) else data + _EDIT
+    mark = data.rfind(_EDIT_PREFIX)
+    if mark >= 0:
+        data = data[:mark]
+    _EDITS[0] += 1
+    data += _EDIT_PREFIX + str(_EDITS[0]).encode() + b"\n"
     fresh = path.with_name(path.name + ".bench-tmp")
     fresh.write_bytes(data)
     os.replace(fresh, path)
