@@ -270,6 +270,27 @@ def place_import(module: cst.Module, need: ImportNeed) -> Optional[cst.Module]:
             body[at] = body[at].with_changes(leading_lines=comments)
             body.insert(at, new.with_changes(leading_lines=blank))
         return module.with_changes(body=body)
+    rank = _rank(mine)
+    mixed = next((g for g, k in zip(groups, kinds) if k == "mixed"), None)
+    if mixed is not None:
+        # One block mixing sections (`from __future__`, standard library and third party
+        # with no blank line between them): the new import goes in it, in section order.
+        at = next(
+            (
+                i
+                for i in mixed
+                if _rank(_section_of(body, i)) > rank
+                or (_section_of(body, i) == mine and _sort_key(body, i) > new_key)
+            ),
+            None,
+        )
+        if at is None:
+            body.insert(mixed[-1] + 1, new)
+        else:
+            blank, comments = _split_leading(body[at].leading_lines)
+            body[at] = body[at].with_changes(leading_lines=comments)
+            body.insert(at, new.with_changes(leading_lines=blank))
+        return module.with_changes(body=body)
     # a new section: before the first group of a later section
     rank = _ORDER.index(mine) if mine in _ORDER else len(_ORDER)
     later = next(
@@ -284,6 +305,11 @@ def place_import(module: cst.Module, need: ImportNeed) -> Optional[cst.Module]:
         body[first] = body[first].with_changes(leading_lines=[cst.EmptyLine(), *comments])
         body.insert(first, new.with_changes(leading_lines=blank))
     return module.with_changes(body=body)
+
+
+def _rank(kind: str) -> float:
+    """A section's place in isort's order (an unknown module: after third party)."""
+    return _ORDER.index(kind) if kind in _ORDER else 2.5
 
 
 def _is_docstring(statement: cst.CSTNode) -> bool:
