@@ -258,18 +258,9 @@ def place_import(module: cst.Module, need: ImportNeed) -> Optional[cst.Module]:
         groups[-1].append(index)
     kinds = [_group_kind(body, group) for group in groups]
     target = next((g for g, k in zip(groups, kinds) if k == mine), None)
-    if target is not None:
-        at = next(
-            (i for i in target if _sort_key(body, i) > new_key),
-            None,
-        )
-        if at is None:  # last of its section
-            body.insert(target[-1] + 1, new)
-        else:
-            blank, comments = _split_leading(body[at].leading_lines)
-            body[at] = body[at].with_changes(leading_lines=comments)
-            body.insert(at, new.with_changes(leading_lines=blank))
-        return module.with_changes(body=body)
+    if target is not None:  # alphabetically in its section's group
+        at = next((i for i in target if _sort_key(body, i) > new_key), None)
+        return module.with_changes(body=_insert(body, target, at, new))
     rank = _rank(mine)
     mixed = next((g for g, k in zip(groups, kinds) if k == "mixed"), None)
     if mixed is not None:
@@ -284,13 +275,7 @@ def place_import(module: cst.Module, need: ImportNeed) -> Optional[cst.Module]:
             ),
             None,
         )
-        if at is None:
-            body.insert(mixed[-1] + 1, new)
-        else:
-            blank, comments = _split_leading(body[at].leading_lines)
-            body[at] = body[at].with_changes(leading_lines=comments)
-            body.insert(at, new.with_changes(leading_lines=blank))
-        return module.with_changes(body=body)
+        return module.with_changes(body=_insert(body, mixed, at, new))
     # a new section: before the first group of a later section
     rank = _ORDER.index(mine) if mine in _ORDER else len(_ORDER)
     later = next(
@@ -305,6 +290,23 @@ def place_import(module: cst.Module, need: ImportNeed) -> Optional[cst.Module]:
         body[first] = body[first].with_changes(leading_lines=[cst.EmptyLine(), *comments])
         body.insert(first, new.with_changes(leading_lines=blank))
     return module.with_changes(body=body)
+
+
+def _insert(
+    body: list[Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]],
+    group: list[int],
+    at: Optional[int],
+    new: Union[cst.SimpleStatementLine, cst.BaseCompoundStatement],
+) -> list[Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]]:
+    """``new`` inserted in ``group`` before the statement ``at`` (taking over the blank lines
+    above it), or after the group's last statement."""
+    if at is None:
+        body.insert(group[-1] + 1, new)
+    else:
+        blank, comments = _split_leading(body[at].leading_lines)
+        body[at] = body[at].with_changes(leading_lines=comments)
+        body.insert(at, new.with_changes(leading_lines=blank))
+    return body
 
 
 def _rank(kind: str) -> float:
