@@ -203,7 +203,11 @@ def _earlier_seeds(
 
 def seeding_calls(facts: ModuleFacts) -> list[tuple[ast.Call, Scope]]:
     """Calls that seed a stream with a value: the seeding calls the analysis knows, seeded RNG
-    constructors, and calls of a function whose name says seeding (``set_seed(x)``)."""
+    constructors, and calls of a function whose name says seeding (``set_seed(x)``); found
+    once per module (kept with the facts)."""
+    cached: Optional[list[tuple[ast.Call, Scope]]] = facts.__dict__.get("_fixes_seeding_calls")
+    if cached is not None:
+        return cached
     known = {id(s.call) for s in facts.seed_calls if s.kind in SEEDING_WITH_VALUE}
     ignored = {id(s.call) for s in facts.seed_calls if s.kind not in SEEDING_WITH_VALUE}
     result: list[tuple[ast.Call, Scope]] = []
@@ -216,6 +220,7 @@ def seeding_calls(facts: ModuleFacts) -> list[tuple[ast.Call, Scope]]:
             )
         ):
             result.append((call, scope))
+    facts.__dict__["_fixes_seeding_calls"] = result
     return result
 
 
@@ -576,9 +581,33 @@ def _parsed_arguments(binding: Binding) -> bool:
 def _module_reads(facts: ModuleFacts, target: Scope) -> Iterator[tuple[str, str, bool, ast.expr]]:
     """``(name, key, subscript)`` for each ``name.key`` / ``name["key"]`` (key seed-like) the
     module reads where ``name`` means what it means in ``target``."""
+    seen: set[tuple[str, str, bool]] = set()
+    for read, child, scope in _seed_reads(facts):
+        if read in seen:
+            continue
+        bindings = lookup(read[0], target)
+        if (
+            bindings is not None
+            and lookup(read[0], scope) is bindings
+            and all(b.kind in ("param", "assign", "other") for b in bindings)
+        ):
+            seen.add(read)
+            yield (*read, child)
+
+
+_SeedRead = tuple[tuple[str, str, bool], ast.expr, Scope]
+
+
+def _seed_reads(facts: ModuleFacts) -> list[_SeedRead]:
+    """Every seed-like ``name.key`` / ``name["key"]`` read of the module, with its scope, in
+    the order :func:`_module_reads` visits them: the module is walked once (kept with the
+    facts; a fix title per finding must not walk the whole module each)."""
+    cached: Optional[list[_SeedRead]] = facts.__dict__.get("_fixes_seed_reads")
+    if cached is not None:
+        return cached
+    found: list[_SeedRead] = []
     stack: list[tuple[ast.AST, Scope]] = [(facts.tree, facts.builder.module_scope)]
     scope_of = facts.builder.scope_of
-    seen: set[tuple[str, str, bool]] = set()
     while stack:
         node, scope = stack.pop()
         for child in ast.iter_child_nodes(node):
@@ -588,17 +617,12 @@ def _module_reads(facts: ModuleFacts, target: Scope) -> Iterator[tuple[str, str,
                 continue
             called = isinstance(node, ast.Call) and child is node.func  # `cfg.get_seed()`
             read = None if called else _seed_read(child)
-            if read is not None and read not in seen:
-                bindings = lookup(read[0], target)
-                if (
-                    bindings is not None
-                    and lookup(read[0], scope) is bindings
-                    and all(b.kind in ("param", "assign", "other") for b in bindings)
-                ):
-                    seen.add(read)
-                    assert isinstance(child, ast.expr)
-                    yield (*read, child)
+            if read is not None:
+                assert isinstance(child, ast.expr)
+                found.append((read, child, scope))
             stack.append((child, scope))
+    facts.__dict__["_fixes_seed_reads"] = found
+    return found
 
 
 def _seed_read(node: ast.AST) -> Optional[tuple[str, str, bool]]:
