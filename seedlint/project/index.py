@@ -517,10 +517,13 @@ class ProjectIndex:
                 continue  # a module of the package that the project lacks: nothing to follow
             joined = f"{star}{key}" if star.endswith(".") else f"{star}.{key}"
             if module is not None:
-                reached = self.layout.resolve(target, joined)
                 names = self.exported(module[0])
-                if reached == (module[0], rest) and names is not None and rest[0] not in names:
-                    continue  # that module binds no such name
+                if (
+                    names is not None
+                    and rest[0] not in names
+                    and self.layout.resolve(target, joined) == (module[0], rest)
+                ):
+                    continue  # that module binds no such name (nor is it a submodule)
             denoted = self._denote(target, joined, depth + 1)
             if denoted is not None:
                 return denoted

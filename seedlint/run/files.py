@@ -205,7 +205,7 @@ def _with_project(
     checked without it stand where the project's answers equal the one-module index's, cached
     ones where the answers' digest is the one they were stored with; the others are checked
     again with the index."""
-    state = _state(tasks, trusted, project)
+    state = _state(tasks, trusted, project) if cache is not None else None
     if not local and cache is not None and state is not None:
         stored = _stored_answers(cache, project, state)
         if stored is not None and all(
@@ -278,8 +278,10 @@ def _stored_answers(cache: Cache, project: ProjectSetup, state: str) -> Optional
         data = json.loads(body)
     except ValueError:
         return None
-    answers = data.get("answers") if isinstance(data, dict) else None
-    if data.get("state") != state or not isinstance(answers, dict):
+    if not isinstance(data, dict) or data.get("state") != state:
+        return None
+    answers = data.get("answers")
+    if not isinstance(answers, dict):
         return None
     return {str(k): str(v) for k, v in answers.items()}
 

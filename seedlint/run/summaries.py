@@ -366,6 +366,16 @@ def _reference_words(summary: ModuleSummary, references: Iterable[str]) -> set[s
     return words
 
 
+def _keep(
+    cache: SummaryCache, path: str, key: Optional[StatKey], content: str, summary: ModuleSummary
+) -> None:
+    """Put a file's summary in the table unless it holds that very entry already."""
+    entry = cache.entries.get(path)
+    if entry is None or entry[0] != key or entry[1] != content:
+        cache.entries[path] = (key, content, summary)
+        cache.dirty = True
+
+
 class ProjectSetup:
     """What a check run needs to build its project index late, only when some checked file's
     findings may depend on the project (see ``run.files.check_files``): the summaries the check
@@ -402,10 +412,7 @@ class ProjectSetup:
         if self._cache is None:
             self._cache = SummaryCache(self.cache_dir, self.options)
             for path, (key, content, summary) in self._pending.items():
-                entry = self._cache.entries.get(path)
-                if entry is None or entry[0] != key or entry[1] != content:
-                    self._cache.entries[path] = (key, content, summary)
-                    self._cache.dirty = True
+                _keep(self._cache, path, key, content, summary)
             self._pending.clear()
         return self._cache
 
@@ -424,11 +431,8 @@ class ProjectSetup:
         path = os.path.abspath(path)
         if self._cache is None:
             self._pending[path] = (key, content, summary)
-            return
-        entry = self._cache.entries.get(path)
-        if entry is None or entry[0] != key or entry[1] != content:
-            self._cache.entries[path] = (key, content, summary)
-            self._cache.dirty = True
+        else:
+            _keep(self._cache, path, key, content, summary)
 
     def build(
         self, checked: list[str], known: dict[str, ModuleSummary], asked: Iterable[str]
