@@ -126,6 +126,9 @@ class ProjectIndex:
         self._denoted: dict[tuple[str, str, bool], Optional[tuple[str, str]]] = {}
         self._exports: dict[str, Optional[frozenset[str]]] = {}
         self._loader_names: Optional[frozenset[str]] = None
+        # The modules summarised from their bytes (not ``full``) that an answer looked into:
+        # reading them could change it (the run parses them on demand, see run.summaries).
+        self.unread: set[str] = set()
 
     # -- modules -----------------------------------------------------------------------------
     def summary(self, path: str) -> Optional[ModuleSummary]:
@@ -349,6 +352,7 @@ class ProjectIndex:
                     seeds.add(node[1][len("!seed:") :])
                 continue
             if node[1] == OPAQUE:
+                self.unread.add(node[0])
                 summary = self.summaries.get(node[0])
                 draws = draws or (summary is not None and summary.may_draw)
                 continue
@@ -371,25 +375,46 @@ class ProjectIndex:
         function = self.function(node)
         return function is not None and function.test and _test_file(node[0])
 
+    def reached_by(self, node: Node) -> list[Node]:
+        """``node`` and every function whose calls reach it in the project."""
+        seen = {node}
+        order = [node]
+        stack = [node]
+        while stack:
+            for caller in self.callers(stack.pop()):
+                if caller not in seen:
+                    seen.add(caller)
+                    order.append(caller)
+                    stack.append(caller)
+        return order
+
     def reaching(self, node: Node) -> tuple[list[Node], list[Node]]:
         """(the entry points whose programs reach ``node``, the functions reaching it that no
         project code calls), ``node`` itself included."""
-        entries: list[Node] = []
-        roots: list[Node] = []
-        seen = {node}
-        stack = [node]
-        while stack:
-            current = stack.pop()
-            if self.is_entry(current):
-                entries.append(current)
-            callers = self.callers(current)
-            if not callers:
-                roots.append(current)
-            for caller in callers:
-                if caller not in seen:
-                    seen.add(caller)
-                    stack.append(caller)
+        reached = self.reached_by(node)
+        entries = [current for current in reached if self.is_entry(current)]
+        roots = [current for current in reached if not self.callers(current)]
         return entries, roots
+
+    def named_through(self, words: Iterable[str]) -> set[str]:
+        """The modules summarised from their bytes that a call (or call site, or base class)
+        named by one of ``words`` resolves into: a re-export (a star import, say) that may
+        hide a caller of a function whose callers matter."""
+        words = set(words)
+        found: set[str] = set()
+        for path, summary in self.summaries.items():
+            if not summary.full:
+                continue
+            references = [r for f in summary.functions.values() for r in f.calls]
+            references += [r for site in summary.sites for r in site.references]
+            for reference in references:
+                if reference_name(reference) in words:
+                    found.update(n[0] for n in self.resolve(path, reference) if n[1] == OPAQUE)
+            for info in summary.classes.values():
+                for base in info.bases:
+                    if reference_name(base) in words:
+                        found.update(c[0] for c in self._classes(path, base) if c[1] == OPAQUE)
+        return found
 
     # -- what a file's findings take from the project -------------------------------------
     def answers(self, path: str) -> tuple[Hashable, ...]:
@@ -468,6 +493,8 @@ class ProjectIndex:
             if current in seen:
                 continue
             seen.add(current)
+            if current[1] == OPAQUE:
+                self.unread.add(current[0])
             summary = self.summaries.get(current[0])
             info = summary.classes.get(current[1]) if summary is not None else None
             if info is None:
@@ -500,6 +527,8 @@ class ProjectIndex:
             return ("", qualname) if depth else None
         target, rest = found
         summary = self.summaries.get(target)
+        if summary is not None and not summary.full:
+            self.unread.add(target)
         if summary is None or not summary.full or not rest:
             return None
         key = ".".join(rest)
@@ -538,6 +567,8 @@ class ProjectIndex:
         self._exports[path] = frozenset()  # a star import cycle adds nothing
         summary = self.summaries.get(path)
         names: Optional[set[str]] = set()
+        if summary is not None and not summary.full:
+            self.unread.add(path)
         if summary is not None and summary.full:
             names = {key.split(".", 1)[0] for key in summary.classes} | set(summary.aliases)
             for star in summary.stars:
@@ -673,45 +704,63 @@ def needs_project(summary: Optional[ModuleSummary]) -> bool:
     return bool(questions(summary) or summary.builders or summary.sites or summary.stars)
 
 
-def demand(summary: Optional[ModuleSummary]) -> tuple[set[str], set[str], set[str]]:
-    """What the project must summarise to answer for a module: the names of its functions
-    whose callers matter (RNG004's seed blocks, loader builders); the names other modules
-    must mention to matter (those functions' classes, what its star imports reach); and the
-    names other modules must bind to matter (a class or an import of that name: what its
-    call sites call through an import may be a loader class of the project; the callees'
-    other answers are their own modules' business)."""
-    names: set[str] = set()
-    words: set[str] = set()
-    bound: set[str] = set()
-    if summary is None or not summary.full:
-        return names, words, bound
-    for key in (*questions(summary), *summary.builders):
-        names.add(key.rsplit(".", 1)[-1])
-        words.add(key.split(".", 1)[0])  # a method's callers elsewhere name its class
-        words.add(key.rsplit(".", 1)[-1])
-    for site in summary.sites:
-        for reference in site.references:
-            if reference.startswith("=") and imported(summary, reference):
-                bound.add(reference_name(reference))
-    for star in summary.stars:
-        words.add(star.rstrip(".").rsplit(".", 1)[-1])
-    words.discard("")
-    bound.discard("")
-    return names, words, bound
+def caller_words(index: ProjectIndex, paths: Iterable[str]) -> dict[str, set[str]]:
+    """The names a module must mention to hold a caller that the answers of ``paths`` depend
+    on, each with the names of the modules it is reached through: such a module names the
+    function and imports it from one of those modules (by module name, or relatively).
+
+    The names: the function (or, for a method, the class) of every seed block and every
+    function reaching one, of every loader builder (its direct callers bind its parameters),
+    and the names standing for them in the modules read so far: classes deriving from those
+    classes by name (``self.m()`` in a subclass), imports under the same or another name (a
+    re-export). A module with a star import of project code may re-export any of them."""
+    words: dict[str, set[str]] = {}
+
+    def add(word: str, path: str) -> bool:
+        via = words.setdefault(word, set())
+        name = _import_name(path)
+        if name in via:
+            return False
+        via.add(name)
+        return True
+
+    for path in paths:
+        path = os.path.abspath(path)
+        summary = index.summaries.get(path)
+        if summary is None or not summary.full:
+            continue
+        nodes = [n for key in questions(summary) for n in index.reached_by((path, key))]
+        nodes.extend((path, key) for key in summary.builders)
+        for node_path, key in nodes:
+            if key:
+                add(key.split(".", 1)[0], node_path)
+    # Names standing for one of them: a subclass, an import (a re-export), a star import.
+    links: list[tuple[str, str, set[str]]] = []
+    stars: list[str] = []
+    for path, summary in index.summaries.items():
+        for key, info in summary.classes.items():
+            bases = {reference_name(base) for base in info.bases}
+            links.append((key.rsplit(".", 1)[-1], path, bases))
+        for name, target in summary.aliases.items():
+            links.append((name, path, {target.rsplit(".", 1)[-1]}))
+        if summary.stars:
+            stars.append(path)
+    changed = True
+    while changed:
+        changed = False
+        for name, path, targets in links:
+            if name and any(target in words for target in targets):
+                changed = add(name, path) or changed
+        for path in stars:
+            for word in list(words):
+                changed = add(word, path) or changed
+    return words
 
 
-def imported(summary: ModuleSummary, reference: str) -> bool:
-    """Whether a ``=name`` reference may go through an import (a builtin does not, unless
-    the module has a star import that may bind it; nor does a name of this module, which is
-    already summarised)."""
-    name = reference[1:]
-    first = name.split(".", 1)[0]
-    return (
-        name.startswith(".")
-        or first in summary.aliases
-        or any(q.split(".", 1)[0] == first for q in summary.aliases.values())
-        or (bool(summary.stars) and first not in summary.functions and first not in summary.classes)
-    )
+def _import_name(path: str) -> str:
+    """The name an import of the module at ``path`` spells last (``pkg`` for a package)."""
+    stem, _ = os.path.splitext(os.path.basename(path))
+    return os.path.basename(os.path.dirname(path)) if stem == "__init__" else stem
 
 
 def questions(summary: Optional[ModuleSummary]) -> list[str]:

@@ -27,8 +27,7 @@ from typing import Optional
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.config import Settings, SettingsResolver
 from seedlint.engine.check import collector_paused
-from seedlint.project.index import ProjectIndex, imported, reference_name
-from seedlint.project.index import demand as demand_of
+from seedlint.project.index import ProjectIndex, caller_words
 from seedlint.project.layout import Layout, find_root
 from seedlint.project.summary import (
     ModuleSummary,
@@ -293,77 +292,49 @@ def _raw_of(path: str, raws: dict[str, bytes]) -> bytes:
     return raws[path]
 
 
-class _Demand:
-    """What the asked files' answers may depend on, by name: ``callers``, the names of
-    functions whose callers matter (those asked about, and transitively their callers);
-    ``reached``, the names of functions those callers may call; ``words``, the names a module
-    must mention to hold one of them (a method's class, a function's own name, a base class
-    of a ``self.m()``'s class)."""
+# A relative import or a star import: the module may reach a name through a module it does
+# not name (``from . import main``, a package re-exporting it).
+_RELATIVE_OR_STAR = re.compile(rb"^[ \t]*from[ \t]+\.|\bimport[ \t]*\*", re.MULTILINE)
+_STAR = re.compile(rb"\bimport[ \t]*\*")
 
-    def __init__(self, names: set[str], words: set[str], bound: set[str]) -> None:
-        self.callers = names
-        self.reached: set[str] = set()
+
+class _Mentions:
+    """Whether a module may hold a caller behind the caller words (:func:`caller_words`): its
+    bytes name one of them and a module it is reached through (or import relatively, or
+    with a star); or it star-imports from such a module (a re-export the caller goes
+    through)."""
+
+    def __init__(self, words: dict[str, set[str]]) -> None:
         self.words = words
-        self.bound = bound  # names a module must define, or import, to matter
+        self.pattern = _names(words)
+        self.modules = _names(name for via in words.values() for name in via)
+        self._via: dict[frozenset[str], Optional[re.Pattern[bytes]]] = {}
 
-    def expand(self, full: list[ModuleSummary]) -> None:
-        """Grow the sets over the parsed summaries, to a fixpoint."""
-        changed = True
-        while changed:
-            changed = False
-            for summary in full:
-                for key, function in summary.functions.items():
-                    name = key.rsplit(".", 1)[-1]
-                    calls = {reference_name(r) for r in function.calls}
-                    if name and name not in self.callers and calls & self.callers:
-                        self.callers.add(name)
-                        self.words.add(key.split(".", 1)[0])  # a method: its class
-                        changed = True
-                    interesting = name in self.callers or name in self.reached
-                    if (interesting or (not name and calls & self.callers)) and not (
-                        calls <= self.reached
-                    ):
-                        self.reached.update(calls)
-                        # A callee matters where it is defined (or re-exported), not where
-                        # it is only called.
-                        self.bound.update(_reference_words(summary, function.calls))
-                        changed = True
-
-    def pattern(self) -> Optional[re.Pattern[bytes]]:
-        parts: list[bytes] = []
-        words = sorted(w for w in self.words if w)
-        if words:
-            parts.append(rb"\b(?:" + _alternatives(words) + rb")\b")
-        bound = sorted(w for w in self.bound if w and w not in self.words)
-        if bound:
-            # `def name`, `class Name`, `import Name`, `... as Name`, `Name,` / `(Name` in an
-            # import list, `Name = ...` at the start of a line (a re-export).
-            names = rb"(?:" + _alternatives(bound) + rb")\b"
-            parts.append(rb"(?:\b(?:def|class|import|as)\s+|[,(]\s*|^)" + names)
-        if not parts:
-            return None
-        return re.compile(rb"|".join(parts), re.MULTILINE)
+    def __call__(self, raw: bytes) -> bool:
+        if self.pattern is None:
+            return False
+        found = {match.group().decode() for match in self.pattern.finditer(raw)}
+        if not found:
+            return (
+                self.modules is not None
+                and _STAR.search(raw) is not None
+                and self.modules.search(raw) is not None
+            )
+        if _RELATIVE_OR_STAR.search(raw) is not None:
+            return True
+        via = frozenset(name for word in found for name in self.words[word])
+        if via not in self._via:
+            self._via[via] = _names(via)
+        pattern = self._via[via]
+        return pattern is not None and pattern.search(raw) is not None
 
 
-def _alternatives(words: list[str]) -> bytes:
-    return b"|".join(re.escape(w.encode()) for w in words)
-
-
-def _reference_words(summary: ModuleSummary, references: Iterable[str]) -> set[str]:
-    """The names another module must mention to hold what ``references`` call: a qualified
-    name's last part; for ``self.m()`` / ``super().m()`` the bases of the class (its own
-    methods are in this module, already summarised); nothing for this module's own."""
-    words: set[str] = set()
-    for reference in references:
-        if reference.startswith("="):
-            if imported(summary, reference):
-                words.add(reference_name(reference))
-        elif reference[:1] in ("%", "^"):
-            cls = summary.classes.get(reference[1:].rsplit(".", 1)[0])
-            if cls is not None:
-                bases = (base for base in cls.bases if imported(summary, base))
-                words.update(reference_name(base) for base in bases)
-    return words
+def _names(words: Iterable[str]) -> Optional[re.Pattern[bytes]]:
+    """A search for any of ``words`` as a whole name."""
+    chosen = sorted(w for w in words if w)
+    if not chosen:
+        return None
+    return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in chosen) + rb")\b")
 
 
 def _keep(
@@ -442,9 +413,11 @@ class ProjectSetup:
         input's from its text).
 
         A module that needs a tree (:func:`~seedlint.project.summary.needs_tree`) is parsed
-        only on demand: when its bytes name a function whose callers matter (one the asked
-        files' questions are about, or one that calls such a function, transitively), or
-        define one that those callers reach. The others keep a summary from their bytes."""
+        only on demand: when computing the asked files' answers looks into it (a function a
+        program calls is there, or a loader class is reached through it), or when it may hold
+        a caller that matters (it names a function the asked files' questions are about, or
+        one calling such a function, and imports it). The others keep a summary from their
+        bytes (:meth:`_on_demand`)."""
         checked_paths = [os.path.abspath(p) for p in checked]
         root = self.root
         if root is None:
@@ -483,46 +456,52 @@ class ProjectSetup:
                 deferred.append(path)
             else:
                 summaries[path] = result[1]
-        self._on_demand(summaries, keys, deferred, asked)
+        layout = Layout(root, paths)
+        self._on_demand(layout, summaries, keys, deferred, asked)
         for path in list(cache.entries):
             if path not in keys and path.startswith(str(root)):
                 del cache.entries[path]  # a file gone from the project
                 cache.dirty = True
-        return ProjectIndex(Layout(root, paths), summaries)
+        return ProjectIndex(layout, summaries)
 
     def _on_demand(
         self,
+        layout: Layout,
         summaries: dict[str, ModuleSummary],
         keys: dict[str, Optional[StatKey]],
         deferred: list[str],
         asked: Iterable[str],
     ) -> None:
         """Parse the deferred modules the asked files' answers may depend on (see
-        :meth:`build`); the rest get a summary from their bytes."""
-        asked = list(asked)
-        first = [path for path in asked if path in deferred]  # the asked files themselves
-        self._parse(first, summaries, keys, deferred, [])
-        names: set[str] = set()
-        words: set[str] = set()
-        bound: set[str] = set()
-        for path in asked:
-            more_names, more_words, more_bound = demand_of(summaries.get(path))
-            names.update(more_names)
-            words.update(more_words)
-            bound.update(more_bound)
-        demand = _Demand(names, words, bound)
-        full = [summary for summary in summaries.values() if summary.full]
+        :meth:`build`); the rest get a summary from their bytes.
+
+        In rounds, until nothing more is needed: the asked files' answers are computed over
+        the summaries so far (each deferred module standing as an opaque one), and the
+        deferred modules they looked into (:attr:`ProjectIndex.unread`: a helper a program
+        calls, a module a loader class is reached through) are parsed, with those that name
+        a function (or class) whose callers matter (:func:`caller_words`: a caller may hide
+        there) and those a call by such a name goes through (a re-export)."""
+        asked = [os.path.abspath(path) for path in asked]
+        pending = set(deferred)
+        self._parse([path for path in asked if path in pending], summaries, keys, pending)
         raws: dict[str, bytes] = {}
-        while (names or words or bound) and deferred:
-            demand.expand(full)
-            pattern = demand.pattern()
-            if pattern is None:
-                break
-            hits = [p for p in deferred if pattern.search(_raw_of(p, raws))]
+        opaque = ModuleSummary(full=False)
+        while pending:
+            for path in pending:
+                summaries[path] = opaque
+            index = ProjectIndex(layout, summaries)
+            for path in asked:
+                index.answers(path)
+            words = caller_words(index, asked)
+            wanted = index.unread | index.named_through(words)
+            mentions = _Mentions(words)
+            hits = [
+                path for path in sorted(pending) if path in wanted or mentions(_raw_of(path, raws))
+            ]
             if not hits:
                 break
-            self._parse(hits, summaries, keys, deferred, full, raws)
-        for path in deferred:
+            self._parse(hits, summaries, keys, pending, raws)
+        for path in pending:
             summaries[path] = light(_raw_of(path, raws))
 
     def _parse(
@@ -530,17 +509,16 @@ class ProjectSetup:
         paths: list[str],
         summaries: dict[str, ModuleSummary],
         keys: dict[str, Optional[StatKey]],
-        deferred: list[str],
-        full: list[ModuleSummary],
+        pending: set[str],
         raws: Optional[dict[str, bytes]] = None,
     ) -> None:
         sizes = [len((raws or {}).get(p, b"")) for p in paths]
         for path, result in zip(paths, pool_map(_compute, paths, sizes, self.processes)):
-            deferred.remove(path)
+            pending.discard(path)
             if result is None:
+                summaries.pop(path, None)
                 continue
             summaries[path] = result[1]
-            full.append(result[1])
             self.cache.entries[path] = (keys.get(path), result[0], result[1])
             self.cache.dirty = True
 

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Check on real code that the lazy project index answers as one that parsed every module.
+
+A check run parses a module it did not check only when a question needs it (see
+``ProjectSetup.build``). For each project folder given (default: every project of the
+benchmark corpus, ``bench/corpus/*``), this builds the index twice: with every module parsed,
+and lazily, as a run would if it had parsed none of them itself (the strictest case), asked
+about every module whose findings may depend on the project. Every answer must be the same.
+
+Usage::
+
+    python scripts/demand_check.py                       # the corpus's projects
+    python scripts/demand_check.py ../nanoGPT ../yolov5  # any project folders
+
+It prints, per project, the modules, those with a summary that needs a tree, those the lazy
+index parsed, and the modules whose answers differ (exit code 1 when any does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+from seedlint.analysis.facts import AnalysisOptions
+from seedlint.config import Settings, SettingsResolver
+from seedlint.project.index import ProjectIndex, needs_project
+from seedlint.project.layout import Layout
+from seedlint.project.summary import ModuleSummary, light, needs_tree
+from seedlint.run.pool import pool_map
+from seedlint.run.summaries import ProjectSetup, summary_of
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _full(path: str) -> tuple[str, Optional[ModuleSummary]]:
+    raw = Path(path).read_bytes()
+    if not needs_tree(raw):
+        return path, light(raw)
+    try:
+        return path, summary_of(raw, path, AnalysisOptions())
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return path, None
+
+
+def check(root: Path, processes: int) -> bool:
+    paths = sorted(str(p) for p in root.rglob("*.py") if p.is_file())
+    sizes = [Path(p).stat().st_size for p in paths]
+    summaries = {p: s for p, s in pool_map(_full, paths, sizes, processes) if s is not None}
+    full = ProjectIndex(Layout(root, paths), summaries)
+    asked = sorted(p for p, s in full.summaries.items() if needs_project(s))
+    trees = sum(1 for s in full.summaries.values() if s.full)
+    parsed: list[str] = []
+    parse = ProjectSetup._parse
+
+    def counted(self: ProjectSetup, chosen: list[str], *args: Any, **kwargs: Any) -> None:
+        parsed.extend(chosen)
+        parse(self, chosen, *args, **kwargs)
+
+    ProjectSetup._parse = counted  # type: ignore[method-assign,assignment]
+    try:
+        start = time.perf_counter()
+        setup = ProjectSetup(SettingsResolver({}), Settings(root=root), None, processes, root)
+        lazy = setup.build(paths, {}, asked)
+        seconds = time.perf_counter() - start
+    finally:
+        ProjectSetup._parse = parse  # type: ignore[method-assign]
+    differ = [p for p in asked if lazy.answers(p) != full.answers(p)]
+    print(
+        f"{root.name}: {len(paths)} modules, {trees} need a tree, {len(asked)} asked, "
+        f"{len(parsed)} parsed lazily ({seconds:.1f} s), {len(differ)} answers differ"
+    )
+    for path in differ:
+        print(f"  differs: {path}")
+    return not differ
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    corpus = ROOT / "bench" / "corpus"
+    default = sorted(p for p in corpus.iterdir() if p.is_dir()) if corpus.is_dir() else []
+    parser.add_argument("folders", nargs="*", type=Path, default=default)
+    parser.add_argument("--jobs", type=int, default=2, help="processes")
+    args = parser.parse_args()
+    if not args.folders:
+        print("no project folders (build the corpus: python bench/build_corpus.py)")
+        return 2
+    results = [check(Path(folder).resolve(), args.jobs) for folder in args.folders]
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""The project index of a check run parses only the modules a question needs (issue 11's speed).
+
+A module with seeding, loader or ``__main__`` words that the check did not parse is *deferred*:
+it is parsed only when the asked files' answers look into it (a helper a program calls, a
+module a loader class is reached through) or when it names a function whose callers matter.
+These tests compare the answers of that lazy index with those of an index that parsed every
+module (:func:`tests.test_projects.index_for`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seedlint.config import Settings, SettingsResolver
+from seedlint.project.index import ProjectIndex, needs_project
+from seedlint.run.summaries import ProjectSetup
+from tests.test_projects import index_for, projects
+
+
+def _lazy(root: Path, asked: list[str]) -> tuple[ProjectIndex, list[str]]:
+    """The index a check run builds for ``asked`` when the check parsed nothing (every other
+    module deferred), and the modules it parsed."""
+    parsed: list[str] = []
+    parse = ProjectSetup._parse
+
+    def counted(self: ProjectSetup, paths: list[str], *args: Any, **kwargs: Any) -> None:
+        parsed.extend(paths)
+        parse(self, paths, *args, **kwargs)
+
+    setup = ProjectSetup(SettingsResolver({}), Settings(root=root), None, 1, root)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ProjectSetup, "_parse", counted)
+        checked = sorted(str(p) for p in root.rglob("*.py"))
+        index = setup.build(checked, {}, asked)
+    return index, parsed
+
+
+def _asked(full: ProjectIndex) -> list[str]:
+    return sorted(path for path, summary in full.summaries.items() if needs_project(summary))
+
+
+@pytest.mark.parametrize("root", projects(), ids=lambda p: p.name)
+def test_the_lazy_index_answers_as_the_full_one(root: Path, tmp_path: Path) -> None:
+    copy = tmp_path / root.name
+    shutil.copytree(root, copy)
+    full = index_for(copy)
+    asked = _asked(full)
+    for path in asked:  # each asked file on its own: its demand alone must suffice
+        index, _ = _lazy(copy, [path])
+        assert index.answers(path) == full.answers(path), path
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+SEEDING = "import random\nimport numpy as np\nimport torch\n\n\ndef set_seeds(seed):\n"
+SEEDING += "    random.seed(seed)\n    np.random.seed(seed)\n"
+TRAIN = (
+    "import torch\n\nimport pkg\n\n\ndef main():\n    pkg.configure(0)\n"
+    "    return torch.nn.Linear(2, 2)\n\n\nif __name__ == '__main__':\n    main()\n"
+)
+
+
+def test_a_caller_through_a_renamed_reexport_is_found(tmp_path: Path) -> None:
+    """`train.py` never names `set_seeds`: it calls the package's re-export `configure`."""
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .seeding import set_seeds as configure\n",
+            "pkg/seeding.py": SEEDING,
+            "train.py": TRAIN,
+        },
+    )
+    seeding = str(tmp_path / "pkg" / "seeding.py")
+    full = index_for(tmp_path)
+    (verdict,) = full.unseeded_torch(seeding)
+    assert verdict.entry.startswith("train:")  # a program that draws and never seeds torch
+    index, parsed = _lazy(tmp_path, [seeding])
+    assert index.answers(seeding) == full.answers(seeding)
+    assert str(tmp_path / "train.py") in parsed
+
+
+def test_modules_no_answer_needs_stay_unparsed(tmp_path: Path) -> None:
+    """Scripts and seeding modules that neither call the asked helper nor are called by its
+    programs are summarised from their bytes: a project's other programs cost nothing."""
+    others = {
+        f"tools/script_{i}.py": (
+            "import random\nimport torch\n\n\ndef main():\n    random.seed(1)\n"
+            "    torch.manual_seed(1)\n    return torch.rand(2)\n\n\n"
+            "if __name__ == '__main__':\n    main()\n"
+        )
+        for i in range(5)
+    }
+    _write(
+        tmp_path,
+        {
+            **others,
+            "pkg/__init__.py": "",
+            "pkg/seeding.py": SEEDING,
+            "pkg/helpers.py": "import torch\n\n\ndef seed_torch(seed):\n"
+            "    torch.manual_seed(seed)\n",
+            "train.py": "import torch\n\nfrom pkg.helpers import seed_torch\n"
+            "from pkg.seeding import set_seeds\n\n\ndef main():\n    set_seeds(0)\n"
+            "    seed_torch(0)\n    return torch.nn.Linear(2, 2)\n\n\n"
+            "if __name__ == '__main__':\n    main()\n",
+        },
+    )
+    seeding = str(tmp_path / "pkg" / "seeding.py")
+    full = index_for(tmp_path)
+    assert full.unseeded_torch(seeding) == []  # train.py's program seeds torch through a helper
+    index, parsed = _lazy(tmp_path, [seeding])
+    assert index.answers(seeding) == full.answers(seeding)
+    # train.py names set_seeds (a caller); helpers.py is what its program calls.
+    assert sorted(Path(p).name for p in parsed) == ["helpers.py", "seeding.py", "train.py"]
+
+
+def test_a_caller_through_a_star_reexport_is_found(tmp_path: Path) -> None:
+    """`train.py` imports `set_seeds` from the package, which star-imports it: the package
+    names no `set_seeds`, the caller no `seeding`."""
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .seeding import *\n",
+            "pkg/seeding.py": SEEDING,
+            "train.py": TRAIN.replace("import pkg\n", "from pkg import set_seeds\n").replace(
+                "pkg.configure(0)", "set_seeds(0)"
+            ),
+        },
+    )
+    seeding = str(tmp_path / "pkg" / "seeding.py")
+    full = index_for(tmp_path)
+    (verdict,) = full.unseeded_torch(seeding)
+    assert verdict.entry.startswith("train:")
+    index, parsed = _lazy(tmp_path, [seeding])
+    assert index.answers(seeding) == full.answers(seeding)
+    assert {str(tmp_path / "train.py"), str(tmp_path / "pkg" / "__init__.py")} <= set(parsed)
+
+
+# -- scripts/demand_check.py: the same comparison on whole projects of real code -------------
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "demand_check.py"
+CORPUS = ROOT / "bench" / "corpus"
+
+
+def _run_script(*folders: Path) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, str(SCRIPT), "--jobs", "2", *map(str, folders)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(args, capture_output=True, text=True, timeout=900, env=env, check=False)
+
+
+def test_demand_check_script(tmp_path: Path) -> None:
+    copies = []
+    for root in projects():
+        shutil.copytree(root, tmp_path / root.name)
+        copies.append(tmp_path / root.name)
+    run = _run_script(*copies)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert len(run.stdout.splitlines()) == len(copies)
+    assert all(line.endswith(", 0 answers differ") for line in run.stdout.splitlines())
+
+
+@pytest.mark.skipif(
+    not CORPUS.is_dir() and not os.environ.get("CI"),  # CI builds it: there it must run
+    reason="bench/corpus is not built (python bench/build_corpus.py)",
+)
+def test_the_lazy_index_answers_as_the_full_one_on_the_corpus() -> None:
+    run = _run_script()
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 answers differ" in run.stdout and "differs:" not in run.stdout
