@@ -66,6 +66,7 @@ class _Checked:
     cacheable: bool
     summary: Optional[ModuleSummary] = None  # the module's, for the project index (.py only)
     extra: Optional[str] = None  # a cache hit's: the project answers its findings took
+    deferred: Optional[str] = None  # the content hash of a module the index may parse later
 
 
 def _summary(task: FileTask, raw: bytes, checked: Optional[Checked]) -> Optional[ModuleSummary]:
@@ -87,8 +88,11 @@ def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checke
     if raw is None:
         return _Checked(errors, None, False)
     if not selection(task.settings).may_fire(raw, task.display):
-        summary = _summary(task, raw, None) if project else None
-        return _Checked([], None, True, summary)  # cannot have a finding: not hashed
+        if not project:
+            return _Checked([], None, True)  # cannot have a finding: not hashed
+        summary = _summary(task, raw, None)
+        later = digest(raw) if summary is None and task.path.suffix == ".py" else None
+        return _Checked([], None, True, summary, deferred=later)
     content = digest(raw)
     if cache is not None:
         found = cache.by_content(task.settings, task.display, content)
@@ -173,6 +177,8 @@ def check_files(
             known[os.path.abspath(task.path)] = summary
             if project is not None and task.raw is None and result.digest is not None:
                 project.remember(str(task.path), trusted[i], result.digest, summary)
+        elif result.deferred is not None and project is not None and task.raw is None:
+            project.defer(str(task.path), trusted[i], result.deferred)
         if result.extra:
             extras[i] = result.extra
         elif project is not None and needs_project(summary):

@@ -95,20 +95,26 @@ def _mtime(path: str) -> int:
 
 
 def walk_project(
-    root: Path, resolver: SettingsResolver, settings: Settings, cache: SummaryCache
+    root: Path,
+    resolver: SettingsResolver,
+    settings: Settings,
+    cache: SummaryCache,
+    found_now: Optional[list[str]] = None,
 ) -> list[str]:
     """:func:`project_files`, reused while no folder holding (or above) a project file and no
     ignore file in them has changed (a file added, removed or renamed changes its folder's
-    modification time)."""
+    modification time); ``found_now``: the files a walk of the root just found (the run's
+    own, when it checks the project's root)."""
     fingerprint = settings.fingerprint()
     found = cache.walks.get(str(root))
     if (
-        found is not None
+        found_now is None
+        and found is not None
         and found[0] == fingerprint
         and all(_mtime(path) == mtime for path, mtime in found[1].items())
     ):
         return found[2]
-    files = project_files(root, resolver)
+    files = project_files(root, resolver) if found_now is None else found_now
     folders: set[str] = {str(root)}
     top = str(root)
     for path in files:
@@ -183,6 +189,7 @@ class SummaryCache:
             self.store.write_signed(self.name, json.dumps(data, separators=(",", ":")).encode())
 
 
+_PARSE_ITEMS, _PARSE_BYTES = 4, 400_000  # the least work the pool parses on demand
 _FEW = 64  # up to this many files named, their bytes are read before the cache
 
 
@@ -294,51 +301,74 @@ def _raw_of(path: str, raws: dict[str, bytes]) -> bytes:
 
 # A relative import or a star import: the module may reach a name through a module it does
 # not name (``from . import main``, a package re-exporting it).
-_RELATIVE_OR_STAR = re.compile(rb"^[ \t]*from[ \t]+\.|\bimport[ \t]*\*", re.MULTILINE)
-_STAR = re.compile(rb"\bimport[ \t]*\*")
+_RELATIVE = re.compile(rb"^[ \t]*from[ \t]+\.", re.MULTILINE)
+_STAR = re.compile(rb"import[ \t]*\*")
 
 
-class _Mentions:
-    """Whether a module may hold a caller behind the caller words (:func:`caller_words`): its
-    bytes name one of them and a module it is reached through (or import relatively, or
-    with a star); or it star-imports from such a module (a re-export the caller goes
-    through)."""
+class _Deferred:
+    """The deferred modules' bytes, read once and searched once per caller word (the words
+    grow round by round; :func:`caller_words`)."""
 
-    def __init__(self, words: dict[str, set[str]]) -> None:
-        self.words = words
-        self.pattern = _names(words)
-        self.modules = _names(name for via in words.values() for name in via)
-        self._via: dict[frozenset[str], Optional[re.Pattern[bytes]]] = {}
+    def __init__(self) -> None:
+        self.raws: dict[str, bytes] = {}
+        self._found: dict[str, set[str]] = {}  # the words a module names
+        self._searched: set[str] = set()  # the words every module was searched for
+        self._imports: dict[str, tuple[bool, bool]] = {}  # (relative import, star import)
 
-    def __call__(self, raw: bytes) -> bool:
-        if self.pattern is None:
-            return False
-        found = {match.group().decode() for match in self.pattern.finditer(raw)}
-        if not found:
-            return (
-                self.modules is not None
-                and _STAR.search(raw) is not None
-                and self.modules.search(raw) is not None
-            )
-        if _RELATIVE_OR_STAR.search(raw) is not None:
-            return True
-        via = frozenset(name for word in found for name in self.words[word])
-        if via not in self._via:
-            self._via[via] = _names(via)
-        pattern = self._via[via]
-        return pattern is not None and pattern.search(raw) is not None
+    def raw(self, path: str) -> bytes:
+        return _raw_of(path, self.raws)
+
+    def callers_may_hide(self, paths: list[str], words: dict[str, set[str]]) -> list[str]:
+        """The modules of ``paths`` that may hold a caller behind ``words``: they name one of
+        them and a module it is reached through (or import relatively, or with a star); or
+        they star-import from such a module (a re-export the caller goes through)."""
+        new = [word for word in words if word and word not in self._searched]
+        self._searched.update(new)
+        for path in paths if new else ():
+            raw = self.raw(path)
+            # Substring searches first: many times faster than a regex over every module.
+            named = [w for w in new if w.encode() in raw and _whole(w).search(raw) is not None]
+            if named:
+                self._found.setdefault(path, set()).update(named)
+        modules = _names(name for via in words.values() for name in via)
+        hits: list[str] = []
+        for path in paths:
+            found = self._found.get(path)
+            relative, star = self._imports_of(path)
+            if found:
+                via = _names(name for word in found for name in words.get(word, ()))
+                if relative or star or (via is not None and via.search(self.raw(path))):
+                    hits.append(path)
+            elif star and modules is not None and modules.search(self.raw(path)) is not None:
+                hits.append(path)
+        return hits
+
+    def _imports_of(self, path: str) -> tuple[bool, bool]:
+        if path not in self._imports:
+            raw = self.raw(path)
+            relative = b"from" in raw and _RELATIVE.search(raw) is not None
+            self._imports[path] = (relative, b"*" in raw and _STAR.search(raw) is not None)
+        return self._imports[path]
+
+
+def _whole(word: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\b" + re.escape(word.encode()) + rb"\b")
 
 
 def _names(words: Iterable[str]) -> Optional[re.Pattern[bytes]]:
     """A search for any of ``words`` as a whole name."""
-    chosen = sorted(w for w in words if w)
+    chosen = sorted({w for w in words if w})
     if not chosen:
         return None
     return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in chosen) + rb")\b")
 
 
 def _keep(
-    cache: SummaryCache, path: str, key: Optional[StatKey], content: str, summary: ModuleSummary
+    cache: SummaryCache,
+    path: str,
+    key: Optional[StatKey],
+    content: str,
+    summary: Optional[ModuleSummary],
 ) -> None:
     """Put a file's summary in the table unless it holds that very entry already."""
     entry = cache.entries.get(path)
@@ -377,6 +407,11 @@ class ProjectSetup:
         # builds none neither reads nor writes the summary table: a pre-commit run naming one
         # file must not pay for the whole project's table).
         self._pending: dict[str, tuple[Optional[StatKey], str, ModuleSummary]] = {}
+        # The Python files a walk of a folder found (the run's discovery of its one folder
+        # argument): the project's walk, when that folder is the project's root.
+        self.walked: Optional[tuple[str, list[str]]] = None
+        # Modules the check pass read but did not parse that need a tree: (stat key, hash).
+        self._deferred: dict[str, tuple[Optional[StatKey], str]] = {}
 
     @property
     def cache(self) -> SummaryCache:
@@ -405,6 +440,11 @@ class ProjectSetup:
         else:
             _keep(self._cache, path, key, content, summary)
 
+    def defer(self, path: str, key: Optional[StatKey], content: str) -> None:
+        """A checked file whose summary needs a tree the check pass did not build: parsed
+        on demand if the index is built (:meth:`build`)."""
+        self._deferred[os.path.abspath(path)] = (key, content)
+
     def build(
         self, checked: list[str], known: dict[str, ModuleSummary], asked: Iterable[str]
     ) -> ProjectIndex:
@@ -428,12 +468,21 @@ class ProjectSetup:
         cache = self.cache
         summaries = dict(known)
         keys: dict[str, Optional[StatKey]] = dict.fromkeys(known)
-        walked = walk_project(root, self.resolver, self.settings, cache)
+        found_now = None
+        if self.walked is not None and self.walked[0] == os.path.abspath(root):
+            found_now = self.walked[1]
+        walked = walk_project(root, self.resolver, self.settings, cache, found_now)
         paths = list(dict.fromkeys([*walked, *checked_paths]))
         deferred: list[str] = []
         pending: list[str] = []
         for path in paths:
             if path in summaries:
+                continue
+            if path in self._deferred:
+                key, content = self._deferred[path]
+                keys[path] = key
+                _keep(cache, path, key, content, None)
+                deferred.append(path)
                 continue
             if path not in self._stats:
                 self._stats[path] = stat_key(Path(path))
@@ -457,12 +506,12 @@ class ProjectSetup:
             else:
                 summaries[path] = result[1]
         layout = Layout(root, paths)
-        self._on_demand(layout, summaries, keys, deferred, asked)
+        index = self._on_demand(layout, summaries, keys, deferred, asked)
         for path in list(cache.entries):
             if path not in keys and path.startswith(str(root)):
                 del cache.entries[path]  # a file gone from the project
                 cache.dirty = True
-        return ProjectIndex(layout, summaries)
+        return index
 
     def _on_demand(
         self,
@@ -471,7 +520,7 @@ class ProjectSetup:
         keys: dict[str, Optional[StatKey]],
         deferred: list[str],
         asked: Iterable[str],
-    ) -> None:
+    ) -> ProjectIndex:
         """Parse the deferred modules the asked files' answers may depend on (see
         :meth:`build`); the rest get a summary from their bytes.
 
@@ -480,29 +529,36 @@ class ProjectSetup:
         deferred modules they looked into (:attr:`ProjectIndex.unread`: a helper a program
         calls, a module a loader class is reached through) are parsed, with those that name
         a function (or class) whose callers matter (:func:`caller_words`: a caller may hide
-        there) and those a call by such a name goes through (a re-export)."""
+        there) and those a call by such a name goes through (a re-export).
+
+        The index of the last round is the run's: its answers looked into no module still
+        deferred, so what it has computed holds once those get their summaries from their
+        bytes (an opaque module's only other property, ``may_draw``, is read only by the
+        program closures, which record the modules they look into)."""
         asked = [os.path.abspath(path) for path in asked]
         pending = set(deferred)
         self._parse([path for path in asked if path in pending], summaries, keys, pending)
-        raws: dict[str, bytes] = {}
+        modules = _Deferred()
         opaque = ModuleSummary(full=False)
-        while pending:
+        while True:
             for path in pending:
                 summaries[path] = opaque
             index = ProjectIndex(layout, summaries)
             for path in asked:
                 index.answers(path)
+            if not pending:
+                return index
             words = caller_words(index, asked)
+            order = sorted(pending)
             wanted = index.unread | index.named_through(words)
-            mentions = _Mentions(words)
-            hits = [
-                path for path in sorted(pending) if path in wanted or mentions(_raw_of(path, raws))
-            ]
+            hits = set(modules.callers_may_hide(order, words))
+            hits.update(path for path in order if path in wanted)
             if not hits:
                 break
-            self._parse(hits, summaries, keys, pending, raws)
+            self._parse(sorted(hits), summaries, keys, pending)
         for path in pending:
-            summaries[path] = light(_raw_of(path, raws))
+            summaries[path] = index.summaries[path] = light(modules.raw(path))
+        return index
 
     def _parse(
         self,
@@ -510,10 +566,11 @@ class ProjectSetup:
         summaries: dict[str, ModuleSummary],
         keys: dict[str, Optional[StatKey]],
         pending: set[str],
-        raws: Optional[dict[str, bytes]] = None,
     ) -> None:
-        sizes = [len((raws or {}).get(p, b"")) for p in paths]
-        for path, result in zip(paths, pool_map(_compute, paths, sizes, self.processes)):
+        sizes = [key[1] if (key := keys.get(p)) is not None else 0 for p in paths]
+        # Parsing pays for the pool sooner than the check's pre-filter does (~20 ms a module).
+        parsed = pool_map(_compute, paths, sizes, self.processes, _PARSE_ITEMS, _PARSE_BYTES)
+        for path, result in zip(paths, parsed):
             pending.discard(path)
             if result is None:
                 summaries.pop(path, None)
