@@ -371,7 +371,7 @@ def describe(
     return rows
 
 
-_FORMATTER_FILES = (".ruff.toml", "ruff.toml", "pyproject.toml")
+FORMATTER_FILES = (".ruff.toml", "ruff.toml", "pyproject.toml")
 _TOML: dict[tuple[Path, int, int], dict[str, Any]] = {}
 
 
@@ -415,7 +415,7 @@ def find_line_length(
     if memo is not None and directory in memo:
         return memo[directory]
     found: Optional[int] = None
-    for name in _FORMATTER_FILES:
+    for name in FORMATTER_FILES:
         candidate = directory / name
         if candidate.is_file():
             found = _formatter_line_length(candidate)

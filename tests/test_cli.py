@@ -265,6 +265,36 @@ def test_excludes_and_gitignore(tmp_path: Path) -> None:
     assert run(["--no-cache", "--force-exclude", "generated/train.py"], tmp_path).returncode == 0
 
 
+def test_settings_and_ignores_of_folders_deep_in_the_walk(tmp_path: Path) -> None:
+    """The walk reads a folder's settings and ignore files only where it holds one; below
+    it, folders without any keep them (two levels down here)."""
+    deep = {
+        "pkg/sub/skip_me.py": UNSEEDED,  # ignored by pkg/sub/.gitignore
+        "pkg/sub/inner/also_skipped.py": UNSEEDED,  # in a folder pkg/sub/.gitignore ignores
+        "pkg/sub/inner/kept.py": UNSEEDED,
+        "pkg/other/deep/deeper/train.py": UNSEEDED,  # under pkg/other/pyproject.toml
+        "pkg/other/deep/deeper/excluded.py": UNSEEDED,
+        "top.py": UNSEEDED,
+    }
+    for name, text in deep.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "pkg/sub/.gitignore").write_text("skip_me.py\ninner/also_skipped.py\n")
+    (tmp_path / "pkg/other/pyproject.toml").write_text(
+        '[tool.seedlint]\nextend-exclude = ["excluded.py"]\nignore = ["RNG001"]\n'
+    )
+    files = run(["--no-cache", "--show-files", "."], tmp_path).stdout.split()
+    assert sorted(files) == [
+        "pkg/other/deep/deeper/train.py",
+        "pkg/sub/inner/kept.py",
+        "top.py",
+    ]
+    out = run(["--no-cache", "--output-format", "concise", "."], tmp_path).stdout
+    flagged = sorted(line.split(":")[0] for line in out.splitlines() if "RNG001" in line)
+    assert flagged == ["pkg/sub/inner/kept.py", "top.py"]  # pkg/other ignores RNG001
+
+
 def test_broken_file_beside_good_ones(project: Path) -> None:
     (project / "broken.py").write_text(
         "from torch.utils.data import DataLoader\ndef train(:\n    pass\n"

@@ -105,20 +105,26 @@ class Selection:
         """Whether a finding of ``code`` in ``display`` is reported at all (before noqa)."""
         return code in self.enabled and code not in self.ignored_for(display)
 
-    def may_fire(self, raw: bytes, display: str = "") -> bool:
+    def may_fire(self, raw: bytes, display: str = "", scan: Optional[WordScan] = None) -> bool:
         """Whether some selected rule may fire on the bytes of the file ``display``: it finds
         each of its word groups, and its second stage (:meth:`Rule.may_fire`) does not rule the
         file out. A notebook's bytes are JSON, whose strings split the code at every line:
         only the words are looked for there (the second stage runs on the cells' code)."""
-        return any(True for _ in self.firing(raw, display))
+        return any(True for _ in self.firing(raw, display, scan=scan))
 
     def firing(
-        self, raw: bytes, display: str = "", notebook: Optional[bool] = None
+        self,
+        raw: bytes,
+        display: str = "",
+        notebook: Optional[bool] = None,
+        scan: Optional[WordScan] = None,
     ) -> Iterator[Rule]:
-        """The selected rules that pass the pre-filter on the bytes, lazily."""
+        """The selected rules that pass the pre-filter on the bytes, lazily (``scan``: the
+        lookups to share with the caller's own)."""
         if notebook is None:
             notebook = display.endswith(".ipynb")
-        scan = WordScan(raw)
+        if scan is None or scan.raw is not raw:
+            scan = WordScan(raw)
         for rule, groups in zip(self.rules, self.words):
             if scan.all_groups(groups) and (notebook or rule.may_fire(raw, self.options)):
                 yield rule

@@ -27,8 +27,14 @@ def encode(groups: WordGroups) -> EncodedGroups:
     return tuple(tuple(word.encode() for word in essential(group)) for group in groups)
 
 
+# Parts of many words the pre-filters look for (the rules' and the project index's): a file
+# without one has none of the words holding it, which then cost no scan of their own.
+STEMS = (b"oader", b"rand", b"_split", b"Sampler", b"seed", b"capture_")
+
+
 class WordScan:
-    """Looks each word up in ``raw`` once, however many rules share it."""
+    """Looks each word up in ``raw`` once, however many rules (and the project index's
+    pre-filter) share it; a word holding a stem the file lacks is not looked for."""
 
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
@@ -37,8 +43,15 @@ class WordScan:
     def has(self, word: bytes) -> bool:
         found = self._seen.get(word)
         if found is None:
+            for stem in STEMS:
+                if stem in word and stem != word and not self.has(stem):
+                    self._seen[word] = False
+                    return False
             found = self._seen[word] = word in self.raw
         return found
+
+    def any(self, words: Iterable[bytes]) -> bool:
+        return any(self.has(word) for word in words)
 
     def all_groups(self, groups: Sequence[tuple[bytes, ...]]) -> bool:
         return all(any(self.has(word) for word in group) for group in groups)

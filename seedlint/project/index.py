@@ -13,7 +13,6 @@ entry points call it), or a test function in a test file.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from seedlint.project.summary import (
     Init,
     ModuleSummary,
     draws_name,
-    to_json,
+    draws_words,
 )
 
 Node = tuple[str, str]  # (path, function key); key OPAQUE: a module known from its bytes only
@@ -118,7 +117,7 @@ class ProjectIndex:
         self._refs: dict[tuple[str, str], tuple[Node, ...]] = {}
         self._callers: Optional[dict[Node, list[Node]]] = None
         self._closures: dict[Node, Closure] = {}
-        self._digest: Optional[str] = None
+        self._draws: dict[str, bool] = {}  # may_draw of modules known from their bytes
         self._sites: Optional[dict[Node, list[Site]]] = None
         self._loader_classes: dict[tuple[str, str], Optional[LoaderClass]] = {}
         # _denote's results, and the names a star import of a module may bind: star imports
@@ -143,18 +142,6 @@ class ProjectIndex:
         summaries = dict(self.summaries)
         summaries[os.path.abspath(path)] = summary
         return ProjectIndex(self.layout, summaries)
-
-    def digest(self) -> str:
-        """A digest of every summary and the project's layout: a file's findings depend on no
-        more than this (the cache's key beside the file's own content)."""
-        if self._digest is None:
-            hasher = hashlib.blake2b(digest_size=16)
-            for path in sorted(self.summaries):
-                summary = self.summaries[path]
-                hasher.update(path.encode("utf-8", "surrogatepass"))
-                hasher.update(summary_digest(summary).encode())
-            self._digest = hasher.hexdigest()
-        return self._digest
 
     # -- resolution --------------------------------------------------------------------------
     def resolve(self, path: str, reference: str) -> tuple[Node, ...]:
@@ -353,8 +340,7 @@ class ProjectIndex:
                 continue
             if node[1] == OPAQUE:
                 self.unread.add(node[0])
-                summary = self.summaries.get(node[0])
-                draws = draws or (summary is not None and summary.may_draw)
+                draws = draws or self.may_draw(node[0])
                 continue
             function = self.function(node)
             if function is None:
@@ -368,6 +354,24 @@ class ProjectIndex:
         result = Closure(frozenset(seeds), draws)
         self._closures[start] = result
         return result
+
+    def may_draw(self, path: str) -> bool:
+        """Whether a module known from its bytes may draw torch randomness (read from the
+        file when its summary leaves it open: see :class:`ModuleSummary`)."""
+        summary = self.summaries.get(path)
+        if summary is None:
+            return False
+        if summary.may_draw is not None:
+            return summary.may_draw
+        found = self._draws.get(path)
+        if found is None:
+            try:
+                with open(path, "rb") as handle:
+                    found = draws_words(handle.read())
+            except OSError:
+                found = False
+            self._draws[path] = found
+        return found
 
     def is_entry(self, node: Node) -> bool:
         if node[1] in (TOP_LEVEL, "main"):
@@ -788,13 +792,6 @@ def reference_name(reference: str) -> str:
 def answers_digest(answers: tuple[Hashable, ...]) -> str:
     """A short digest of a file's answers (the cache's key beside its content)."""
     return hashlib.blake2b(repr(answers).encode(), digest_size=12).hexdigest()
-
-
-def summary_digest(summary: ModuleSummary) -> str:
-    if not summary.full:
-        return "light-draws" if summary.may_draw else "light"
-    blob = json.dumps(to_json(summary), sort_keys=True, separators=(",", ":")).encode()
-    return hashlib.blake2b(blob, digest_size=12).hexdigest()
 
 
 def _test_file(path: str) -> bool:

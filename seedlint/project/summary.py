@@ -25,6 +25,7 @@ from seedlint.analysis.names import FunctionNode, Scope, lookup
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
 from seedlint.prefilter.scan import may_mean
+from seedlint.prefilter.words import WordScan
 
 # The streams a seeding call sets: `random`, `np.random`, torch (CPU and every device), CUDA's
 # current device, every CUDA device.
@@ -185,10 +186,12 @@ class CallSite:
 @dataclass(frozen=True)
 class ModuleSummary:
     """``full``: computed from the module's tree; a module without seeding, loader or
-    ``__main__`` words is summarised from its bytes alone (``may_draw`` only)."""
+    ``__main__`` words is summarised from its bytes alone: ``may_draw`` only, and that is
+    None until someone asks (:func:`draws_words` on the file's bytes: a program closure
+    reaching the module; most modules are never reached, and the words cost 10 scans)."""
 
     full: bool
-    may_draw: bool = False
+    may_draw: Optional[bool] = False
     functions: Mapping[str, FunctionSummary] = field(default_factory=dict)
     classes: Mapping[str, ClassSummary] = field(default_factory=dict)
     aliases: Mapping[str, str] = field(default_factory=dict)  # module-level imports
@@ -215,6 +218,7 @@ _SEEDING = frozenset({*qualnames_of(frozenset(Seeding)), *DEFAULT_SEED_FUNCTIONS
 _SEED_LITERALS = (b"seed", b"Seed", b"SEED")
 # A loader builder, a caller of one (`train_loader = build(...)`), a loader class, a module
 # others star-import a loader from.
+_LOADER_STEMS = (b"oader", b"shuffle", b"num_workers")
 _LOADER_WORDS = (
     b"DataLoader",
     b"Loader(",
@@ -240,17 +244,17 @@ _DRAW_WORDS = (
 )
 
 
-def needs_tree(raw: bytes) -> bool:
+def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
     """Whether the module needs a real summary (the index's pre-filter): one that makes no
     seeding call, calls no seeding helper, re-exports none and is no script seeds nothing a
-    program could reach, and is summarised from its bytes alone."""
-    if (b"oader" in raw or b"shuffle" in raw or b"num_workers" in raw) and any(
-        word in raw for word in _LOADER_WORDS
-    ):
+    program could reach, and is summarised from its bytes alone. ``scan``: the words already
+    looked up in ``raw`` (the check's pre-filter shares its lookups)."""
+    words = scan if scan is not None and scan.raw is raw else WordScan(raw)
+    if words.any(_LOADER_STEMS) and words.any(_LOADER_WORDS):
         return True  # loader builders, their callers, loader classes, star-import targets
-    if not any(word in raw for word in _SEED_LITERALS):
-        return b"__main__" in raw
-    if b"__main__" in raw or _REEXPORT.search(raw) is not None:
+    if not words.any(_SEED_LITERALS):
+        return words.has(b"__main__")
+    if words.has(b"__main__") or _REEXPORT.search(raw) is not None:
         return True
     for match in _HELPER_CALL.finditer(raw):
         begin = match.start()
@@ -261,9 +265,15 @@ def needs_tree(raw: bytes) -> bool:
     return may_mean(raw, _SEEDING)
 
 
-def light(raw: bytes) -> ModuleSummary:
-    """The summary of a module that :func:`needs_tree` rules out, from its bytes."""
-    return ModuleSummary(full=False, may_draw=any(word in raw for word in _DRAW_WORDS))
+# The summary of a module that :func:`needs_tree` rules out: whether it may draw is looked
+# up from its bytes only when asked (see :class:`ModuleSummary`).
+LIGHT = ModuleSummary(full=False, may_draw=None)
+
+
+def draws_words(raw: bytes) -> bool:
+    """Whether a module summarised from its bytes may draw torch randomness: it has a word
+    of module construction, sampling or dropout."""
+    return any(word in raw for word in _DRAW_WORDS)
 
 
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -739,7 +749,8 @@ def from_json(data: Any) -> ModuleSummary:
     """The summary :func:`to_json` wrote; ValueError for anything else."""
     try:
         if not data["full"]:
-            return ModuleSummary(full=False, may_draw=bool(data["may_draw"]))
+            may_draw = data["may_draw"]
+            return ModuleSummary(full=False, may_draw=None if may_draw is None else bool(may_draw))
         functions = {
             str(key): FunctionSummary(
                 row=int(row),

@@ -18,7 +18,16 @@ from typing import Any, Optional
 
 import pathspec
 
-from seedlint.config import Settings, SettingsResolver, path_matches
+from seedlint.config import (
+    CONFIG_FILES,
+    FORMATTER_FILES,
+    Settings,
+    SettingsResolver,
+    path_matches,
+)
+
+# A folder holding one of these may change the settings or the ignores of what it holds.
+_FOLDER_MARKERS = frozenset({*CONFIG_FILES, *FORMATTER_FILES, ".gitignore", ".ignore", ".git"})
 
 
 @dataclass(frozen=True)
@@ -99,13 +108,21 @@ _GLOB = frozenset("*?[")
 
 
 def _excluded(path: Path, settings: Settings) -> bool:
+    return _excluded_entry(path.parent, path.name, settings)
+
+
+def _excluded_entry(folder: Path, name: str, settings: Settings) -> bool:
+    """Whether the entry ``name`` of ``folder`` is excluded (its path is made only when a
+    glob with a slash needs it)."""
     patterns = _patterns(settings)
-    name = path.name
     if name in patterns.names:
         return True
     if any(fnmatch.fnmatchcase(name, p) for p in patterns.name_globs):
         return True
-    return any(path_matches(path, p, settings.root) for p in patterns.path_globs)
+    if not patterns.path_globs:
+        return False
+    full = folder / name
+    return any(path_matches(full, p, settings.root) for p in patterns.path_globs)
 
 
 def _included(name: str, settings: Settings) -> bool:
@@ -173,36 +190,44 @@ def _walk(top: Path, resolver: SettingsResolver, skipped: Skipped) -> Iterator[C
         ignores = _git_ignores_above(absolute_top)
         if ignores.ignored(absolute_top, is_dir=True):  # a folder named explicitly is walked
             ignores = _Ignores()
-    stack: list[tuple[Path, Path, _Ignores]] = [(top, absolute_top, ignores)]
+    # (folder, its absolute path, the ignore files above it, its parent's settings)
+    stack: list[tuple[Path, Path, _Ignores, Optional[Settings]]] = [
+        (top, absolute_top, ignores, None)
+    ]
     while stack:
-        directory, absolute_dir, ignores = stack.pop()
-        settings = resolver.for_path(absolute_dir)
-        if settings.respect_gitignore:
-            ignores = ignores.child(absolute_dir)
+        directory, absolute_dir, ignores, inherited = stack.pop()
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as error:
+            settings = resolver.for_path(absolute_dir)
             yield Candidate(directory, settings, f"cannot list folder: {error.strerror}")
             continue
-        subdirs: list[tuple[Path, Path, _Ignores]] = []
+        if inherited is None or any(e.name in _FOLDER_MARKERS for e in entries):
+            settings = resolver.for_path(absolute_dir)
+            if settings.respect_gitignore:
+                ignores = ignores.child(absolute_dir)
+        else:  # no configuration or ignore file here: the parent's settings and ignores hold
+            settings = inherited
+        subdirs: list[tuple[Path, Path, _Ignores, Optional[Settings]]] = []
         for entry in entries:
-            path = Path(entry.path)
-            absolute = absolute_dir / entry.name
+            name = entry.name
             try:
                 is_link = entry.is_symlink()
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if _excluded(absolute, settings):
-                skipped(path, "excluded (`exclude` / `extend-exclude`)")
+            if _excluded_entry(absolute_dir, name, settings):
+                skipped(Path(entry.path), "excluded (`exclude` / `extend-exclude`)")
                 continue
+            if not is_dir and not _included(name, settings):
+                continue
+            path = Path(entry.path)
+            absolute = absolute_dir / name
             if is_dir:
                 if settings.respect_gitignore and ignores.ignored(absolute, is_dir=True):
                     skipped(path, "gitignored")
                     continue
-                subdirs.append((path, absolute, ignores))
-                continue
-            if not _included(entry.name, settings):
+                subdirs.append((path, absolute, ignores, settings))
                 continue
             if settings.respect_gitignore and ignores.ignored(absolute, is_dir=False):
                 skipped(path, "gitignored")

@@ -20,8 +20,9 @@ from seedlint.engine.fix import Fixed, applies, edits_for, fix_bytes, identity
 from seedlint.engine.selection import selection
 from seedlint.fixes.text import unified_diff
 from seedlint.fixes.write import write_fixed
+from seedlint.prefilter.words import WordScan
 from seedlint.project.index import activate, answers_digest, needs_project, single
-from seedlint.project.summary import ModuleSummary, light, needs_tree, summarize
+from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree, summarize
 from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, stat_key
 from seedlint.run.pool import pool_map
 from seedlint.run.summaries import ProjectSetup
@@ -69,13 +70,16 @@ class _Checked:
     deferred: Optional[str] = None  # the content hash of a module the index may parse later
 
 
-def _summary(task: FileTask, raw: bytes, checked: Optional[Checked]) -> Optional[ModuleSummary]:
+def _summary(
+    task: FileTask, raw: bytes, checked: Optional[Checked], scan: Optional[WordScan] = None
+) -> Optional[ModuleSummary]:
     """The file's summary for the project index, from the check's facts when it parsed the
-    file (``None`` for a notebook or a file that is not Python source)."""
+    file (``None`` for a notebook or a file that is not Python source). ``scan``: the words
+    the pre-filter looked up."""
     if task.path.suffix != ".py":
         return None
-    if not needs_tree(raw):
-        return light(raw)
+    if not needs_tree(raw, scan):
+        return LIGHT
     if checked is not None and checked.facts is not None:
         return summarize(checked.facts)
     return None  # a module the check did not parse: the project parses it if it must
@@ -87,10 +91,11 @@ def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checke
     raw, errors = _read(task)
     if raw is None:
         return _Checked(errors, None, False)
-    if not selection(task.settings).may_fire(raw, task.display):
+    scan = WordScan(raw)
+    if not selection(task.settings).may_fire(raw, task.display, scan):
         if not project:
             return _Checked([], None, True)  # cannot have a finding: not hashed
-        summary = _summary(task, raw, None)
+        summary = _summary(task, raw, None, scan)
         later = digest(raw) if summary is None and task.path.suffix == ".py" else None
         return _Checked([], None, True, summary, deferred=later)
     content = digest(raw)

@@ -30,9 +30,9 @@ from seedlint.engine.check import collector_paused
 from seedlint.project.index import ProjectIndex, caller_words
 from seedlint.project.layout import Layout, find_root
 from seedlint.project.summary import (
+    LIGHT,
     ModuleSummary,
     from_json,
-    light,
     needs_tree,
     summarize,
     to_json,
@@ -54,7 +54,7 @@ def summary_of(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSummary
     """The summary of one module's bytes (a light one when the words rule a tree out, or the
     file does not parse)."""
     if not needs_tree(raw):
-        return light(raw)
+        return LIGHT
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -66,7 +66,7 @@ def summary_of(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSummary
             finally:
                 facts.release()
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return light(raw)
+        return LIGHT
 
 
 def _compute(path: str) -> Optional[tuple[str, ModuleSummary]]:
@@ -286,7 +286,7 @@ def _light(path: str) -> Optional[tuple[str, Optional[ModuleSummary]]]:
             raw = handle.read()
     except OSError:
         return None
-    return digest(raw), (None if needs_tree(raw) else light(raw))
+    return digest(raw), (None if needs_tree(raw) else LIGHT)
 
 
 def _raw_of(path: str, raws: dict[str, bytes]) -> bytes:
@@ -557,7 +557,7 @@ class ProjectSetup:
                 break
             self._parse(sorted(hits), summaries, keys, pending)
         for path in pending:
-            summaries[path] = index.summaries[path] = light(modules.raw(path))
+            summaries[path] = index.summaries[path] = LIGHT
         return index
 
     def _parse(
