@@ -412,8 +412,7 @@ def _check(args: argparse.Namespace) -> int:
         root = find_root(Path(args.stdin_filename))
     project = ProjectSetup(resolver, default, cache_dir, processes, root)
     if not stdin and len(paths) == 1 and os.path.isdir(paths[0]):
-        python = [os.path.abspath(t.path) for t in tasks if t.path.suffix == ".py"]
-        project.walked = (os.path.abspath(paths[0]), python)
+        project.walked = (os.path.abspath(paths[0]), [t.display for t in tasks])
     if fixing and tasks and (checked or args.stdin_filename):
         always = not checked  # standard input: its text is not on disk to be summarised
         activate(build_index(checked, resolver, default, None, processes, root, always))

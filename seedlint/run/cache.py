@@ -328,8 +328,14 @@ def _create_new(path: Path, text: str) -> None:
         handle.write(text)
 
 
-def _key_of(path: str) -> str:
+@functools.lru_cache(maxsize=1 << 16)
+def key_of(path: str) -> str:
+    """The absolute path a file's entries are kept under (asked several times per file in a
+    run: remembered)."""
     return os.path.abspath(path)
+
+
+_key_of = key_of
 
 
 # -- entries ---------------------------------------------------------------------------------

@@ -14,9 +14,10 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 from seedlint.config import (
     CONFIG_FILES,
@@ -58,6 +59,8 @@ class _Ignores:
                 pass
         if not lines:
             return self
+        import pathspec  # only where an ignore file is found (most walks of a tree find few)
+
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
         return _Ignores((*self.specs, (directory, spec)))
 
@@ -222,14 +225,15 @@ def _walk(top: Path, resolver: SettingsResolver, skipped: Skipped) -> Iterator[C
             if not is_dir and not _included(name, settings):
                 continue
             path = Path(entry.path)
-            absolute = absolute_dir / name
             if is_dir:
+                absolute = absolute_dir / name
                 if settings.respect_gitignore and ignores.ignored(absolute, is_dir=True):
                     skipped(path, "gitignored")
                     continue
                 subdirs.append((path, absolute, ignores, settings))
                 continue
-            if settings.respect_gitignore and ignores.ignored(absolute, is_dir=False):
+            gitignored = settings.respect_gitignore and ignores.specs
+            if gitignored and ignores.ignored(absolute_dir / name, is_dir=False):
                 skipped(path, "gitignored")
                 continue
             if is_link:

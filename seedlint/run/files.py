@@ -23,7 +23,7 @@ from seedlint.fixes.write import write_fixed
 from seedlint.prefilter.words import WordScan
 from seedlint.project.index import activate, answers_digest, needs_project, single
 from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree, summarize
-from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, stat_key
+from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, key_of, stat_key
 from seedlint.run.pool import pool_map
 from seedlint.run.summaries import ProjectSetup
 
@@ -179,7 +179,7 @@ def check_files(
         digests[i] = result.digest
         summary = result.summary
         if summary is not None:
-            known[os.path.abspath(task.path)] = summary
+            known[key_of(task.display)] = summary
             if project is not None and task.raw is None and result.digest is not None:
                 project.remember(str(task.path), trusted[i], result.digest, summary)
         elif result.deferred is not None and project is not None and task.raw is None:
@@ -271,7 +271,7 @@ def _state(
     for task, key in zip(tasks, trusted):
         if task.raw is not None or key is None:
             return None
-        rows.append(f"{os.path.abspath(task.path)}\0{key}")
+        rows.append(f"{key_of(task.display)}\0{key}")
     rows[1:] = sorted(rows[1:])
     return digest("\n".join(rows).encode("utf-8", "surrogatepass"))
 

@@ -7,11 +7,9 @@ stall a worker.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
@@ -25,6 +23,8 @@ _WORK: list[tuple[Callable[[Any], Any], Sequence[Any]]] = []  # inherited by for
 
 
 def can_fork() -> bool:
+    import multiprocessing  # imported when a pool may be used (a run of few files uses none)
+
     return sys.platform != "win32" and "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -52,6 +52,9 @@ def pool_map(
     when there are at least ``min_items`` items of ``min_bytes`` in all."""
     if processes <= 1 or len(items) < max(min_items, 2) or sum(sizes) < min_bytes or not can_fork():
         return [function(item) for item in items]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     _WORK[:] = [(function, items)]
     try:
         context = multiprocessing.get_context("fork")

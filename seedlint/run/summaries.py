@@ -37,7 +37,7 @@ from seedlint.project.summary import (
     summarize,
     to_json,
 )
-from seedlint.run.cache import Cache, StatKey, digest, stat_key
+from seedlint.run.cache import Cache, StatKey, digest, key_of, stat_key
 from seedlint.run.discovery import discover
 from seedlint.run.pool import pool_map
 
@@ -409,7 +409,7 @@ class ProjectSetup:
         self._pending: dict[str, tuple[Optional[StatKey], str, ModuleSummary]] = {}
         # The Python files a walk of a folder found (the run's discovery of its one folder
         # argument): the project's walk, when that folder is the project's root.
-        self.walked: Optional[tuple[str, list[str]]] = None
+        self.walked: Optional[tuple[str, list[str]]] = None  # (folder, the files' names)
         # Modules the check pass read but did not parse that need a tree: (stat key, hash).
         self._deferred: dict[str, tuple[Optional[StatKey], str]] = {}
 
@@ -470,7 +470,7 @@ class ProjectSetup:
         keys: dict[str, Optional[StatKey]] = dict.fromkeys(known)
         found_now = None
         if self.walked is not None and self.walked[0] == os.path.abspath(root):
-            found_now = self.walked[1]
+            found_now = [key_of(name) for name in self.walked[1] if name.endswith(".py")]
         walked = walk_project(root, self.resolver, self.settings, cache, found_now)
         paths = list(dict.fromkeys([*walked, *checked_paths]))
         deferred: list[str] = []
