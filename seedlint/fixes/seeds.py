@@ -126,14 +126,20 @@ def program_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope) -> O
 
 
 def _none_tested(facts: ModuleFacts) -> frozenset[str]:
-    """Expressions the module compares with ``is None`` / ``is not None`` / ``== None``."""
+    """Expressions the module compares with ``is None`` / ``is not None`` / ``== None`` (found
+    once per module: each finding's fix title asks)."""
+    found = facts.__dict__.get("_none_tested")
+    if isinstance(found, frozenset):
+        return found
     tested: set[str] = set()
     for node in ast.walk(facts.tree):
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             right = node.comparators[0]
             if isinstance(right, ast.Constant) and right.value is None:
                 tested.add(ast.unparse(node.left))
-    return frozenset(tested)
+    result = frozenset(tested)
+    facts.__dict__["_none_tested"] = result
+    return result
 
 
 def _program_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope) -> Optional[str]:
