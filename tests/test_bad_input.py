@@ -641,3 +641,28 @@ def test_every_bad_file_at_once(tmp_path: Path) -> None:
     assert_good_file_checked(run, good)
     for name in VALID_FIXTURES:
         assert [line.code for line in run.of(name)] == ["RNG001"], name
+
+
+def test_a_broken_config_in_a_folder_nobody_named_does_not_stop_the_run(tmp_path: Path) -> None:
+    """The project index walks the whole project: a folder whose configuration file is
+    invalid is left out of it with one warning, and the named file is checked and fixed.
+    A walk the user asked for (`check .`) still stops on it, as ruff's does."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(4), shuffle=True)\n"
+    )
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "pyproject.toml").write_text("[tool.seedlint\nbroken")
+    (tmp_path / "other" / "helpers.py").write_text("import random\nrandom.seed(0)\n")
+    checked = run_seedlint("check", "--no-cache", "train.py", cwd=tmp_path)
+    assert checked.returncode == 1, checked.stderr
+    assert "RNG001" in checked.stdout
+    diff = run_seedlint("check", "--no-cache", "--fix", "--diff", "train.py", cwd=tmp_path)
+    assert diff.returncode == 1, diff.stderr
+    assert "+loader = DataLoader(range(4), shuffle=True, generator=" in diff.stdout
+    warnings = [line for line in diff.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "other/pyproject.toml" in warnings[0], diff.stderr
+    assert "left out of the project index" in warnings[0]
+    walked = run_seedlint("check", "--no-cache", ".", cwd=tmp_path)
+    assert walked.returncode == 2 and "other/pyproject.toml" in walked.stderr

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 from seedlint.config import (
     CONFIG_FILES,
     FORMATTER_FILES,
+    ConfigError,
     Settings,
     SettingsResolver,
     path_matches,
@@ -157,12 +158,23 @@ def _nothing(path: Path, reason: str) -> None:
     return None
 
 
+# Told of a folder whose configuration file is invalid, when the walk leaves it out instead
+# of failing (the project index's walk of folders nobody named).
+BadConfig = Callable[[ConfigError], None]
+
+
 def discover(
-    paths: list[Path], resolver: SettingsResolver, skipped: Skipped = _nothing
+    paths: list[Path],
+    resolver: SettingsResolver,
+    skipped: Skipped = _nothing,
+    bad_config: Optional[BadConfig] = None,
 ) -> Iterator[Candidate]:
+    """The files to check under ``paths``. A configuration error in a folder of a walk stops
+    it (as it stops ruff), unless ``bad_config`` is given: then that folder is left out and
+    ``bad_config`` told."""
     for given in paths:
         if given.is_dir():  # a folder (or a link to one) named explicitly: walk it
-            yield from _walk(given, resolver, skipped)
+            yield from _walk(given, resolver, skipped, bad_config)
         else:
             settings = resolver.for_path(_absolute(given))
             if settings.force_exclude and is_excluded(given, settings):
@@ -184,7 +196,9 @@ def is_excluded(path: Path, settings: Settings) -> bool:
     return False
 
 
-def _walk(top: Path, resolver: SettingsResolver, skipped: Skipped) -> Iterator[Candidate]:
+def _walk(
+    top: Path, resolver: SettingsResolver, skipped: Skipped, bad_config: Optional[BadConfig]
+) -> Iterator[Candidate]:
     absolute_top = _absolute(top)
     root_settings = resolver.for_path(absolute_top)
     real_top = os.path.realpath(absolute_top)
@@ -202,11 +216,17 @@ def _walk(top: Path, resolver: SettingsResolver, skipped: Skipped) -> Iterator[C
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as error:
-            settings = resolver.for_path(absolute_dir)
+            settings = inherited or resolver.for_path(absolute_dir)
             yield Candidate(directory, settings, f"cannot list folder: {error.strerror}")
             continue
         if inherited is None or any(e.name in _FOLDER_MARKERS for e in entries):
-            settings = resolver.for_path(absolute_dir)
+            try:
+                settings = resolver.for_path(absolute_dir)
+            except ConfigError as error:
+                if bad_config is None:
+                    raise
+                bad_config(error)
+                continue
             if settings.respect_gitignore:
                 ignores = ignores.child(absolute_dir)
         else:  # no configuration or ignore file here: the parent's settings and ignores hold

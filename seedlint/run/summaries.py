@@ -19,13 +19,14 @@ import io
 import json
 import os
 import re
+import sys
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Optional
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
-from seedlint.config import Settings, SettingsResolver
+from seedlint.config import ConfigError, Settings, SettingsResolver
 from seedlint.engine.check import collector_paused
 from seedlint.project.index import ProjectIndex, caller_words
 from seedlint.project.layout import Layout, find_root
@@ -79,9 +80,21 @@ def _compute(path: str) -> Optional[tuple[str, ModuleSummary]]:
 
 
 def project_files(root: Path, resolver: SettingsResolver) -> list[str]:
-    """The project's Python files: its root walked like a check of the root would."""
+    """The project's Python files: its root walked like a check of the root would, except that
+    a folder with an invalid configuration file is left out with a warning (the run named
+    other files: a broken configuration elsewhere in the project must not stop it)."""
     found: list[str] = []
-    for candidate in discover([root], resolver):
+    warned: set[str] = set()
+
+    def bad_config(error: ConfigError) -> None:
+        if str(error) not in warned:
+            warned.add(str(error))
+            print(
+                f"seedlint: warning: {error} (its folder is left out of the project index)",
+                file=sys.stderr,
+            )
+
+    for candidate in discover([root], resolver, bad_config=bad_config):
         if candidate.problem is None and candidate.path.suffix == ".py":
             found.append(os.path.abspath(candidate.path))
     return found
