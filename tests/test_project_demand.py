@@ -21,7 +21,7 @@ import pytest
 from seedlint.config import Settings, SettingsResolver
 from seedlint.project.index import ProjectIndex, needs_project
 from seedlint.run.summaries import ProjectSetup
-from tests.test_projects import index_for, projects
+from tests.test_projects import PROJECTS, index_for, projects
 
 
 def _lazy(root: Path, asked: list[str]) -> tuple[ProjectIndex, list[str]]:
@@ -178,3 +178,32 @@ def test_the_lazy_index_answers_as_the_full_one_on_the_corpus() -> None:
     run = _run_script()
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 answers differ" in run.stdout and "differs:" not in run.stdout
+
+
+def test_a_run_naming_an_edited_file_leaves_the_summary_table_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pre-commit run after an edit changes only the named file's summary: the project's
+    table is not rewritten for it (the next run computes it again), and findings hold."""
+    from seedlint import cli
+
+    root = tmp_path / "builders"
+    shutil.copytree(PROJECTS / "builders", root)
+    (root / "pyproject.toml").write_text("")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("SEEDLINT_CACHE_DIR", str(tmp_path / "cache"))
+
+    def run(*paths: str) -> list[str]:
+        cli.main(["check", "--exit-zero", "--output-format", "concise", *paths])
+        return sorted(line for line in capsys.readouterr().out.splitlines() if "RNG" in line)
+
+    whole = run(".")
+    (table,) = (tmp_path / "cache").glob("*/summaries-*.json")
+    written = table.read_bytes()
+    data = root / "data.py"
+    for edit in range(2):
+        data.write_text(data.read_text() + f"# edit {edit}\n")
+        named = run("data.py")
+        assert named == [line for line in whole if line.startswith("data.py:")]
+        assert table.read_bytes() == written
+    assert run(".") == whole

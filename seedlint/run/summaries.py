@@ -158,6 +158,7 @@ class SummaryCache:
         self.entries: dict[str, _Entry] = {}
         self.walks: dict[str, _Walk] = {}
         self.dirty = False
+        self.checked: set[str] = set()  # entries changed by the check pass's own summaries
         if directory is None:
             return
         with contextlib.redirect_stderr(io.StringIO()):  # the findings' cache warns once
@@ -185,7 +186,7 @@ class SummaryCache:
             self.entries, self.walks = {}, {}
 
     def save(self) -> None:
-        if self.store is None or not self.dirty:
+        if self.store is None or not (self.dirty or self.checked):
             return
         data = {
             "summaries": {
@@ -383,11 +384,12 @@ def _keep(
     content: str,
     summary: Optional[ModuleSummary],
 ) -> None:
-    """Put a file's summary in the table unless it holds that very entry already."""
+    """Put a file's summary (one the check pass computed) in the table unless it holds that
+    very entry already."""
     entry = cache.entries.get(path)
     if entry is None or entry[0] != key or entry[1] != content:
         cache.entries[path] = (key, content, summary)
-        cache.dirty = True
+        cache.checked.add(path)
 
 
 class ProjectSetup:
@@ -425,6 +427,7 @@ class ProjectSetup:
         self.walked: Optional[tuple[str, list[str]]] = None  # (folder, the files' names)
         # Modules the check pass read but did not parse that need a tree: (stat key, hash).
         self._deferred: dict[str, tuple[Optional[StatKey], str]] = {}
+        self._named: set[str] = set()  # the files the run checks (absolute)
 
     @property
     def cache(self) -> SummaryCache:
@@ -472,6 +475,7 @@ class ProjectSetup:
         one calling such a function, and imports it). The others keep a summary from their
         bytes (:meth:`_on_demand`)."""
         checked_paths = [os.path.abspath(p) for p in checked]
+        self._named.update(checked_paths)
         root = self.root
         if root is None:
             root = find_root(
@@ -593,8 +597,15 @@ class ProjectSetup:
             self.cache.dirty = True
 
     def save(self) -> None:
-        if self._cache is not None:
-            self._cache.save()
+        cache = self._cache
+        if cache is None:
+            return
+        if not cache.dirty and len(cache.checked) <= _FEW and cache.checked <= self._named:
+            # Only the summaries of the few files this run named changed (a pre-commit run
+            # after an edit): the next run that checks them computes them again, and the
+            # table (the whole project's) is not written for so little.
+            return
+        cache.save()
 
 
 __all__ = ["ProjectSetup", "build_index", "project_files", "summary_of"]
