@@ -6,7 +6,9 @@ What it offers an editor (any LSP client: Neovim, Helix, Zed, Emacs eglot, VS Co
   once; on change at once after a pause in typing, else when typing pauses (:data:`DEBOUNCE_S`,
   ``initializationOptions.debounce`` in milliseconds to change it); with the settings
   ``seedlint check`` would use for that file (the closest ``[tool.seedlint]``; a workspace
-  folder without one is the root of its relative patterns); each links to its rule's page;
+  folder without one is the root of its relative patterns) and with the project index where
+  the buffer's findings depend on other modules (:class:`Projects`); each links to its rule's
+  page;
 * code actions: a quick fix per fixable finding (safe ones preferred, unsafe ones offered and
   labelled so), "Disable RNG00N for this line" (adds or extends the line's ``# noqa``) and
   ``source.fixAll.seedlint`` (what ``seedlint check --fix`` would do to the buffer).
@@ -27,11 +29,12 @@ are left to ``seedlint check``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 import time
 import tokenize
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
@@ -51,9 +54,13 @@ from seedlint.engine.noqa import LINE_NOQA
 from seedlint.engine.selection import check_selectors, selection
 from seedlint.fixes.text import lines as split_lines
 from seedlint.fixes.text import minimal_edits
+from seedlint.project.index import ProjectIndex, activate, needs_project, single
+from seedlint.project.layout import find_root
+from seedlint.project.summary import ModuleSummary, needs_tree, summarize
 from seedlint.report import rule_url
 from seedlint.rules.rng000_invalid_file import InvalidFile
 from seedlint.run.discovery import is_excluded
+from seedlint.run.summaries import ProjectSetup
 
 SOURCE = "seedlint"
 FIX_ALL = "source.fixAll.seedlint"
@@ -77,6 +84,8 @@ class Linted:
     findings: list[Finding]  # without their fixes (see :meth:`fixed`)
     lines: list[str]  # the buffer's lines, without their endings (rows as Python counts them)
     checked: Optional[Checked] = field(default=None, repr=False)  # its facts: for fix infos
+    # The project index its findings were checked with (None: the buffer alone decides them).
+    index: Optional[ProjectIndex] = field(default=None, repr=False)
     _flagged: dict[int, Flagged] = field(default_factory=dict, repr=False)  # by id(finding)
     _fixed: dict[int, Finding] = field(default_factory=dict, repr=False)
     _edits: dict[Identity, tuple[Edit, ...]] = field(default_factory=dict, repr=False)
@@ -121,10 +130,58 @@ class Linted:
         for the findings a client asks about: a long file may have hundreds)."""
         wanted = {identity(f) for f in findings if f.fix is not None} - set(self._edits)
         if wanted and self.settings is not None:
-            found = edits_for(self.raw, self.display, self.settings, only=wanted)
+            with active(self.index):
+                found = edits_for(self.raw, self.display, self.settings, only=wanted)
             for key in wanted:
                 self._edits[key] = found.get(key, ())
         return self._edits
+
+
+@contextlib.contextmanager
+def active(index: Optional[ProjectIndex]) -> Iterator[None]:
+    """Check (or fix) with ``index`` as the project's, as ``seedlint check`` does."""
+    activate(index)
+    try:
+        yield
+    finally:
+        activate(None)
+
+
+class Projects:
+    """The project index of each open buffer whose findings may depend on its project, built
+    as ``seedlint check`` builds it for one file (from the project's root, parsing on demand
+    what the buffer's questions need, the buffer's own summary from its text) and kept while
+    the buffer's summary and the project's files stay as they were."""
+
+    def __init__(self, resolver: SettingsResolver) -> None:
+        self.resolver = resolver
+        self.setups: dict[Path, ProjectSetup] = {}
+        self.indexes: dict[str, tuple[ModuleSummary, ProjectIndex]] = {}  # by buffer path
+
+    def index_for(self, path: str, settings: Settings, summary: ModuleSummary) -> ProjectIndex:
+        kept = self.indexes.get(path)
+        if kept is not None and kept[0] == summary:
+            return kept[1]
+        root = find_root(Path(path))
+        setup = self.setups.get(root)
+        if setup is None:
+            # No cache folder: an editor's server writes nothing into the project; what it
+            # summarised stays in memory for the session.
+            setup = self.setups[root] = ProjectSetup(self.resolver, settings, None, 1, root)
+        index = setup.build([path], {path: summary}, [path])
+        self.indexes[path] = (summary, index)
+        return index
+
+    def files_changed(self) -> None:
+        """A file changed on disk (saved, created, deleted): every index is built again when
+        next asked for, and each project's files are looked at again (the summaries stay,
+        kept by stat key and content)."""
+        self.indexes.clear()
+        for setup in self.setups.values():
+            setup.forget_files()
+
+    def closed(self, path: str) -> None:
+        self.indexes.pop(path, None)
 
 
 class SeedlintServer(LanguageServer):
@@ -140,11 +197,13 @@ class SeedlintServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.last_change: dict[str, float] = {}
         self.shown_errors: set[str] = set()
+        self.projects = Projects(self.resolver)
 
     # -- settings ------------------------------------------------------------------------------
     def reload(self) -> None:
         """Read every configuration file again (one changed) and check the open buffers."""
         self.resolver = SettingsResolver({}, check=check_selectors)
+        self.projects = Projects(self.resolver)
         self.rooted.clear()
         self.detecting.clear()
         self.shown_errors.clear()
@@ -277,11 +336,34 @@ class SeedlintServer(LanguageServer):
         linted.settings = settings
         if settings.force_exclude and is_excluded(path, settings):
             return linted
+        detection = self.detection(settings)
         with collector_paused():  # see findings_of: the tree's allocations, scanned for nothing
-            checked = check_bytes(raw, display, self.detection(settings))
+            checked = check_bytes(raw, display, detection)
+        index = self.project_index(display, raw, settings, checked)
+        if index is not None:  # the project changes the buffer's answers: check with it
+            checked.release()
+            with active(index), collector_paused():
+                checked = check_bytes(raw, display, detection)
+            linted.index = index
         linted.findings = checked.findings
         linted.keep(checked)
         return linted
+
+    def project_index(
+        self, display: str, raw: bytes, settings: Settings, checked: Checked
+    ) -> Optional[ProjectIndex]:
+        """The buffer's project index, when its answers differ from the buffer's own (as
+        ``seedlint check`` decides for a file); None when the buffer alone decides."""
+        facts = checked.facts
+        if facts is None or not needs_tree(raw) or not Path(display).is_absolute():
+            return None
+        summary = summarize(facts)
+        if not needs_project(summary):
+            return None
+        index = self.projects.index_for(display, settings, summary)
+        if index.answers(display) == single(display, summary).answers(display):
+            return None
+        return index
 
     def position(self, linted: Linted, row: int, col: int) -> types.Position:
         """An LSP position (client units) from a 1-based row and a character column."""
@@ -396,7 +478,8 @@ class SeedlintServer(LanguageServer):
         settings = linted.settings
         if settings is None or not any(linted.fixed(f).fixable for f in linted.findings):
             return None
-        fixed = fix_bytes(linted.raw, linted.display, settings, unsafe=settings.unsafe_fixes)
+        with active(linted.index):
+            fixed = fix_bytes(linted.raw, linted.display, settings, unsafe=settings.unsafe_fixes)
         for error in fixed.errors:
             self.window_log_message(types.LogMessageParams(types.MessageType.Warning, error))
         if fixed.new_raw == linted.raw:
@@ -513,7 +596,10 @@ def build() -> SeedlintServer:
         watched = capability.did_change_watched_files if capability else None
         if watched is None or not watched.dynamic_registration:
             return
-        watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_FILES]
+        # Configuration files (settings), and Python files: a helper or a caller changed,
+        # created or deleted outside the editor changes the project index's answers.
+        names = [*CONFIG_FILES, "*.py"]
+        watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in names]
         registration = types.Registration(
             id="seedlint-config-files",
             method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
@@ -535,6 +621,7 @@ def build() -> SeedlintServer:
         if uri.rsplit("/", 1)[-1] in CONFIG_FILES:
             ls.reload()
             return
+        ls.projects.files_changed()  # the other buffers' projects may hold this file
         ls.cancel(uri)
         ls.lint(uri)
 
@@ -545,6 +632,7 @@ def build() -> SeedlintServer:
         ls.last_change.pop(uri, None)
         linted = ls.linted.pop(uri, None)
         if linted is not None:
+            ls.projects.closed(linted.display)
             linted.release()
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
@@ -552,6 +640,8 @@ def build() -> SeedlintServer:
     def watched_files(ls: SeedlintServer, params: types.DidChangeWatchedFilesParams) -> None:
         if any(change.uri.rsplit("/", 1)[-1] in CONFIG_FILES for change in params.changes):
             ls.reload()
+        elif any(change.uri.endswith(PYTHON_SUFFIXES) for change in params.changes):
+            ls.projects.files_changed()
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,

@@ -369,7 +369,67 @@ async def test_the_server_watches_the_configuration_files(client: LanguageClient
     (registration,) = registrations
     assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
     patterns = [w["globPattern"] for w in registration.register_options["watchers"]]
-    assert sorted(patterns) == sorted(f"**/{name}" for name in CONFIG_FILES)
+    assert sorted(patterns) == sorted(f"**/{name}" for name in (*CONFIG_FILES, "*.py"))
+
+
+# -- the project index: what other modules of the project decide ------------------------------
+PROJECTS = ROOT / "tests" / "fixtures" / "projects"
+
+
+def _rows(diagnostics: Sequence[types.Diagnostic]) -> list[tuple[int, str]]:
+    return sorted((d.range.start.line + 1, str(d.code)) for d in diagnostics)
+
+
+async def test_callers_in_other_modules_decide_the_buffers_findings(
+    client: LanguageClient, tmp_path: Path
+):
+    """`data.py`'s builders take `shuffle` from their callers in `train.py`: the server reads
+    the project as `seedlint check` does, and a caller changed on disk counts once saved."""
+    import shutil
+
+    from tests.fixtures_support import expected_findings
+
+    for name in ("data.py", "train.py"):
+        shutil.copy(PROJECTS / "builders" / name, tmp_path / name)
+    (tmp_path / "pyproject.toml").write_text("")
+    data = tmp_path / "data.py"
+    text = data.read_text()
+    expected = [e for e in expected_findings(text) if e[1] in ("RNG001", "RNG002")]
+    cli = run_seedlint("check", "--no-cache", "--output-format", "concise", "data.py", cwd=tmp_path)
+    assert [(r, c) for r, c in expected if f"data.py:{r}:" in cli.stdout] == expected
+    found = await open_file(client, data, text, write=False)
+    assert _rows(found) == expected
+    # A quick fix for a finding the project decides (row 12: `make_loader(shuffle=True)`).
+    twelve = [d for d in found if d.range.start.line == 11 and d.code == "RNG001"]
+    fixes = await actions(client, data, 11, twelve, only=[types.CodeActionKind.QuickFix])
+    assert any("generator" in a.title for a in fixes), [a.title for a in fixes]
+    # The caller stops shuffling on disk (saved elsewhere): data.py's row-12 finding goes.
+    train = tmp_path / "train.py"
+    train.write_text(train.read_text().replace("shuffle=True, workers=4", "workers=0"))
+    client.diagnostics.pop(data.as_uri(), None)
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            [types.FileEvent(train.as_uri(), types.FileChangeType.Changed)]
+        )
+    )
+    again = await change(client, data, text + "\n", 2)
+    assert (12, "RNG001") not in _rows(again) and (12, "RNG002") not in _rows(again)
+
+
+async def test_a_helper_in_another_module_completes_the_seeding(
+    client: LanguageClient, tmp_path: Path
+):
+    """RNG004 per program: `train_clean.py` seeds torch through a helper of the package."""
+    import shutil
+
+    root = tmp_path / "helpers"
+    shutil.copytree(PROJECTS / "helpers", root)
+    (root / "pyproject.toml").write_text("")
+    clean = root / "train_clean.py"
+    assert [d for d in await open_file(client, clean, clean.read_text(), write=False)] == []
+    bad = root / "train_bad.py"
+    found = await open_file(client, bad, bad.read_text(), write=False)
+    assert ("RNG004" in {str(d.code) for d in found}) and _rows(found) == [(11, "RNG004")]
 
 
 def test_the_noqa_goes_where_a_comment_can_go(tmp_path: Path):

@@ -456,6 +456,11 @@ class ProjectSetup:
         else:
             _keep(self._cache, path, key, content, summary)
 
+    def forget_files(self) -> None:
+        """Look at the project's files again at the next build (one changed on disk: the
+        language server's setups live for a session)."""
+        self._stats.clear()
+
     def defer(self, path: str, key: Optional[StatKey], content: str) -> None:
         """A checked file whose summary needs a tree the check pass did not build: parsed
         on demand if the index is built (:meth:`build`)."""
