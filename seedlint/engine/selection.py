@@ -3,8 +3,7 @@ codes, and the selected rules' pre-filter words. RNG000 is selected like any oth
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -68,6 +67,11 @@ class Selection:
     options: AnalysisOptions
     fix_options: FixOptions
     words: tuple[EncodedGroups, ...]  # each rule's word groups, encoded
+    # The last bytes filtered and the rules that passed (a file is filtered by the runner,
+    # then by the check it is handed to, then by the rule loop: once is enough).
+    _last: Optional[tuple[bytes, bool, tuple[Rule, ...]]] = field(
+        default=None, repr=False, compare=False
+    )
 
     @classmethod
     def build(cls, settings: Settings) -> Selection:
@@ -110,7 +114,7 @@ class Selection:
         each of its word groups, and its second stage (:meth:`Rule.may_fire`) does not rule the
         file out. A notebook's bytes are JSON, whose strings split the code at every line:
         only the words are looked for there (the second stage runs on the cells' code)."""
-        return any(True for _ in self.firing(raw, display, scan=scan))
+        return bool(self.firing(raw, display, scan=scan))
 
     def firing(
         self,
@@ -118,16 +122,23 @@ class Selection:
         display: str = "",
         notebook: Optional[bool] = None,
         scan: Optional[WordScan] = None,
-    ) -> Iterator[Rule]:
-        """The selected rules that pass the pre-filter on the bytes, lazily (``scan``: the
-        lookups to share with the caller's own)."""
+    ) -> tuple[Rule, ...]:
+        """The selected rules that pass the pre-filter on the bytes (``scan``: the lookups to
+        share with the caller's own)."""
         if notebook is None:
             notebook = display.endswith(".ipynb")
+        last = self._last
+        if last is not None and last[1] == notebook and (last[0] is raw or last[0] == raw):
+            return last[2]
         if scan is None or scan.raw is not raw:
             scan = WordScan(raw)
-        for rule, groups in zip(self.rules, self.words):
-            if scan.all_groups(groups) and (notebook or rule.may_fire(raw, self.options)):
-                yield rule
+        passed = tuple(
+            rule
+            for rule, groups in zip(self.rules, self.words)
+            if scan.all_groups(groups) and (notebook or rule.may_fire(raw, self.options))
+        )
+        self._last = (raw, notebook, passed)
+        return passed
 
 
 _SELECTIONS: dict[str, Selection] = {}
