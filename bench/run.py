@@ -892,7 +892,7 @@ def compute_targets(plan: Plan) -> tuple[list[Target], dict[str, Any]]:
             "seedlint warm vs `ruff --select NPY002` (wall)",
             "seedlint-warm",
             "ruff-npy002",
-            0.5,
+            0.3,  # issue 11's (the first benchmark's goal was 0.5)
             False,
         ),
         ratio_target(
