@@ -197,6 +197,9 @@ def test_a_run_naming_an_edited_file_leaves_the_summary_table_alone(
         cli.main(["check", "--exit-zero", "--output-format", "concise", *paths])
         return sorted(line for line in capsys.readouterr().out.splitlines() if "RNG" in line)
 
+    past = 1_600_000_000  # stat keys older than the racy window: the first run trusts them
+    for path in root.rglob("*.py"):
+        os.utime(path, (past, past))
     whole = run(".")
     (table,) = (tmp_path / "cache").glob("*/summaries-*.json")
     written = table.read_bytes()
@@ -207,3 +210,23 @@ def test_a_run_naming_an_edited_file_leaves_the_summary_table_alone(
         assert named == [line for line in whole if line.startswith("data.py:")]
         assert table.read_bytes() == written
     assert run(".") == whole
+
+
+def test_summary_table_entries_are_decoded_when_used() -> None:
+    """A run decodes the table's entries of the modules it asks about only; the others are
+    written back as they were read; an entry that does not decode counts as absent."""
+    from seedlint.analysis.facts import AnalysisOptions
+    from seedlint.project.summary import to_json
+    from seedlint.run.summaries import Entries, summary_of
+
+    summary = summary_of(SEEDING.encode(), "seeding.py", AnalysisOptions())
+    kept = [[1, 2, 3, 4], "hash-b", to_json(summary)]
+    entries = Entries(
+        {"/p/a.py": [[1, 2, 3, 4], "hash-a", None], "/p/b.py": kept, "/p/c.py": "not an entry"}
+    )
+    assert entries.get("/p/c.py") is None
+    assert entries.get("/p/a.py") == ((1, 2, 3, 4), "hash-a", None)
+    assert "/p/b.py" in entries and sorted(entries.paths()) == ["/p/a.py", "/p/b.py"]
+    assert entries.to_json()["/p/b.py"] is kept  # never decoded: written back as read
+    decoded = entries.get("/p/b.py")
+    assert decoded is not None and decoded[2] == summary

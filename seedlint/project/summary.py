@@ -753,13 +753,13 @@ def from_json(data: Any) -> ModuleSummary:
             return ModuleSummary(full=False, may_draw=None if may_draw is None else bool(may_draw))
         functions = {
             str(key): FunctionSummary(
-                row=int(row),
-                seeds=tuple(Seed(str(s), int(r), int(c)) for s, r, c in seeds),
-                scoped=bool(scoped),
-                draws=bool(draws),
-                calls=tuple(str(c) for c in calls),
-                test=bool(test),
-                worker=bool(worker),
+                int(row),
+                tuple(Seed(str(s), int(r), int(c)) for s, r, c in seeds) if seeds else (),
+                bool(scoped),
+                bool(draws),
+                tuple(map(str, calls)),
+                bool(test),
+                bool(worker),
             )
             for key, (row, seeds, scoped, draws, calls, test, worker) in data["functions"].items()
         }

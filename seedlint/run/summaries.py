@@ -23,7 +23,7 @@ import sys
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.config import ConfigError, Settings, SettingsResolver
@@ -147,6 +147,62 @@ def walk_project(
     return files
 
 
+class Entries:
+    """``path -> (stat key, content hash, summary)``: the summary table's entries, each
+    decoded from the table's JSON when first asked for (a run reads the entries of its own
+    project only, and a one-file run few of them) and written back as read when unused."""
+
+    def __init__(self, raw: Optional[dict[str, Any]] = None) -> None:
+        self._raw: dict[str, Any] = raw or {}
+        self._decoded: dict[str, _Entry] = {}
+
+    def get(self, path: str) -> Optional[_Entry]:
+        found = self._decoded.get(path)
+        if found is None and path in self._raw:
+            found = _decode_entry(self._raw.pop(path))
+            if found is not None:
+                self._decoded[path] = found
+        return found
+
+    def __setitem__(self, path: str, entry: _Entry) -> None:
+        self._raw.pop(path, None)
+        self._decoded[path] = entry
+
+    def __delitem__(self, path: str) -> None:
+        self._raw.pop(path, None)
+        self._decoded.pop(path, None)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._decoded or path in self._raw
+
+    def paths(self) -> list[str]:
+        return [*self._decoded, *self._raw]
+
+    def to_json(self) -> dict[str, Any]:
+        data = dict(self._raw)
+        for path, (stat, content, summary) in self._decoded.items():
+            data[path] = [
+                list(stat) if stat else None,
+                content,
+                None if summary is None else to_json(summary),
+            ]
+        return data
+
+
+def _decode_entry(data: Any) -> Optional[_Entry]:
+    """An entry as :meth:`Entries.to_json` wrote it; None for anything else (the table is
+    signed: only a bug or another format gets here, and the file is then summarised again)."""
+    try:
+        stat, content, summary = data
+        key: Optional[StatKey] = None
+        if stat:
+            a, b, c, d = (int(part) for part in stat)
+            key = (a, b, c, d)
+        return key, str(content), None if summary is None else from_json(summary)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
 class SummaryCache:
     """``path -> (stat key, content hash, summary)``, and the project walks, in one JSON file
     of the run's cache folder, signed and written like the findings' tables (a summaries file
@@ -155,7 +211,7 @@ class SummaryCache:
     def __init__(self, directory: Optional[Path], options: AnalysisOptions) -> None:
         self.store: Optional[Cache] = None
         self.name = ""
-        self.entries: dict[str, _Entry] = {}
+        self.entries = Entries()
         self.walks: dict[str, _Walk] = {}
         self.dirty = False
         self.checked: set[str] = set()  # entries changed by the check pass's own summaries
@@ -170,33 +226,22 @@ class SummaryCache:
             return
         try:
             loaded = json.loads(body)
-            self.entries = {
-                str(path): (
-                    tuple(stat) if stat else None,
-                    str(content),
-                    None if summary is None else from_json(summary),
-                )
-                for path, (stat, content, summary) in loaded["summaries"].items()
-            }
+            summaries = loaded["summaries"]
+            if not isinstance(summaries, dict):
+                raise ValueError("summaries")
+            self.entries = Entries({str(path): entry for path, entry in summaries.items()})
             self.walks = {
                 str(root): (str(fingerprint), dict(stamps), list(files))
                 for root, (fingerprint, stamps, files) in loaded["walks"].items()
             }
         except (ValueError, KeyError, TypeError, AttributeError):
-            self.entries, self.walks = {}, {}
+            self.entries, self.walks = Entries(), {}
 
     def save(self) -> None:
         if self.store is None or not (self.dirty or self.checked):
             return
         data = {
-            "summaries": {
-                path: [
-                    list(stat) if stat else None,
-                    content,
-                    None if summary is None else to_json(summary),
-                ]
-                for path, (stat, content, summary) in self.entries.items()
-            },
+            "summaries": self.entries.to_json(),
             "walks": {root: list(walk) for root, walk in self.walks.items()},
         }
         with contextlib.redirect_stderr(io.StringIO()):  # the findings' cache warns once
@@ -284,7 +329,7 @@ def build_index(
     walked = walk_project(root, resolver, settings, cache)
     paths = list(dict.fromkeys([*walked, *checked_paths]))
     _summarize(paths, cache, processes, summaries, keys)
-    for path in list(cache.entries):
+    for path in cache.entries.paths():
         if path not in keys and path.startswith(str(root)):
             del cache.entries[path]  # a file gone from the project
             cache.dirty = True
@@ -529,7 +574,7 @@ class ProjectSetup:
                 summaries[path] = result[1]
         layout = Layout(root, paths)
         index = self._on_demand(layout, summaries, keys, deferred, asked)
-        for path in list(cache.entries):
+        for path in cache.entries.paths():
             if path not in keys and path.startswith(str(root)):
                 del cache.entries[path]  # a file gone from the project
                 cache.dirty = True
