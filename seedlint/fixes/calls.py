@@ -49,7 +49,7 @@ def fit_line(ctx: FixContext, old: cst.Call, new: cst.Call) -> cst.Call:
     """``new`` (replacing ``old``), split one argument per line when the one-line call would
     make its line longer than ``line-length``."""
     where = ctx.positions[old]
-    lines = ctx.text.splitlines()
+    lines = ctx.lines
     if where.end.line > len(lines) or not new.args:
         return new
     first, last = lines[where.start.line - 1], lines[where.end.line - 1]

@@ -118,6 +118,14 @@ class FixContext:
         self.parents = wrapper.resolve(ParentNodeProvider)
         self.names = Names(facts)
         self._by_start: Optional[dict[tuple[int, int], list[cst.CSTNode]]] = None
+        self._lines: Optional[list[str]] = None
+
+    @property
+    def lines(self) -> list[str]:
+        """The text's lines (``str.splitlines``), split once: each fix of a call asks."""
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return self._lines
 
     # -- positions -----------------------------------------------------------------------------
     def span(self, node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]]:

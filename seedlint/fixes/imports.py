@@ -91,7 +91,12 @@ class Names:
     # -- guards ----------------------------------------------------------------------------------
     def _type_checking(self, node: ast.AST) -> bool:
         """Inside a module-level ``if TYPE_CHECKING:`` block (no binding at run time)."""
-        return any(_within(node, block) for block in _type_checking_blocks(self.facts.tree))
+        blocks = self.facts.__dict__.get("_fixes_type_checking")
+        if not isinstance(blocks, list):  # found once per module: each finding's fix asks
+            blocks = self.facts.__dict__["_fixes_type_checking"] = _type_checking_blocks(
+                self.facts.tree
+            )
+        return any(_within(node, block) for block in blocks)
 
     def _in_handler(self, node: ast.AST) -> bool:
         """Inside the ``except ImportError:`` handler of a module-level import guard."""

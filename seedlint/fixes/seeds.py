@@ -352,24 +352,47 @@ def entry_point(facts: ModuleFacts, scope: Scope) -> bool:
         top, outer = outer.node, outer.parent
     if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    module = facts.builder.module_scope
-    for call, call_scope in facts.builder.calls:
-        if call_scope is module and isinstance(call.func, ast.Name) and call.func.id == top.name:
-            return True
-    return False
+    return top.name in _called_at_top_level(facts)
+
+
+def _called_at_top_level(facts: ModuleFacts) -> frozenset[str]:
+    """The names the module's top level calls (``main()``), found once per module: each
+    finding's fix asks."""
+    found = facts.__dict__.get("_fixes_top_level_calls")
+    if not isinstance(found, frozenset):
+        module = facts.builder.module_scope
+        found = frozenset(
+            call.func.id
+            for call, call_scope in facts.builder.calls
+            if call_scope is module and isinstance(call.func, ast.Name)
+        )
+        facts.__dict__["_fixes_top_level_calls"] = found
+    return found
 
 
 def seeds_anything(facts: ModuleFacts) -> bool:
-    """Whether the module seeds a global stream somewhere (or calls a seeding helper)."""
-    if any(s.kind in _GLOBAL_SEEDING for s in facts.seed_calls):
-        return True
-    return any(_helper_name(call.func) for call, _ in facts.builder.calls)
+    """Whether the module seeds a global stream somewhere (or calls a seeding helper); found
+    once per module."""
+    found = facts.__dict__.get("_fixes_seeds_anything")
+    if not isinstance(found, bool):
+        found = any(s.kind in _GLOBAL_SEEDING for s in facts.seed_calls) or any(
+            _helper_name(call.func) for call, _ in facts.builder.calls
+        )
+        facts.__dict__["_fixes_seeds_anything"] = found
+    return found
+
+
+def _script(facts: ModuleFacts) -> bool:
+    found = facts.__dict__.get("_fixes_is_script")
+    if not isinstance(found, bool):
+        found = facts.__dict__["_fixes_is_script"] = is_script(facts.tree)
+    return found
 
 
 def literal_allowed(facts: ModuleFacts, scope: Scope, options: FixOptions) -> bool:
     """Whether a fix at code in ``scope`` that finds no seed may write ``fix-seed``."""
     top_level = isinstance(facts.enclosing_function(scope), ast.Module)
-    if not top_level and not is_script(facts.tree):
+    if not top_level and not _script(facts):
         return False  # library code: the order must follow the run's seed
     if options.fix_seed_set:
         return True
@@ -384,12 +407,22 @@ def _seed_names(scope: Scope) -> Iterator[str]:
     first = True
     while current is not None:
         if first or not current.is_class:
-            names = sorted(n for n in current.bindings if _SEED_NAME.match(n) and n not in seen)
-            names.sort(key=lambda n: _PREFERRED.index(n) if n in _PREFERRED else len(_PREFERRED))
+            names = [n for n in _seed_like(current) if n not in seen]
             seen.update(names)
             yield from names
         first = False
         current = current.parent
+
+
+def _seed_like(scope: Scope) -> list[str]:
+    """The names bound in ``scope`` that look like a seed, preferred first (found once per
+    scope: each finding's fix asks, and a module scope may bind thousands of names)."""
+    found = scope.__dict__.get("_fixes_seed_like")
+    if not isinstance(found, list):
+        names = sorted(n for n in scope.bindings if _SEED_NAME.match(n))
+        names.sort(key=lambda n: _PREFERRED.index(n) if n in _PREFERRED else len(_PREFERRED))
+        found = scope.__dict__["_fixes_seed_like"] = names
+    return found
 
 
 def _usable_name(facts: ModuleFacts, name: str, at: Position, scope: Scope) -> bool:
