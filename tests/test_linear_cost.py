@@ -61,9 +61,9 @@ def test_line_maps_and_edits_never_run_difflib_on_a_whole_repetitive_file(
     assert max(sizes, default=0) <= 250_000, max(sizes)
 
 
-def _work(text: str, settings: Settings) -> int:
-    """The function calls (Python and C) a check of ``text`` makes: a count of work that no
-    machine load changes."""
+def _work(text: str, settings: Settings, edits: bool = False) -> int:
+    """The function calls (Python and C) a check of ``text`` makes (with ``edits``: the json
+    output's fix edits), a count of work that no machine load changes."""
     from seedlint.engine.check import check_text
 
     count = [0]
@@ -74,15 +74,18 @@ def _work(text: str, settings: Settings) -> int:
 
     sys.setprofile(hook)
     try:
-        check_text(text, "a.py", settings)
+        if edits:
+            edits_for(text.encode(), "a.py", settings)
+        else:
+            check_text(text, "a.py", settings)
     finally:
         sys.setprofile(None)
     return count[0]
 
 
-def _loaders(count: int) -> str:
+def _loaders(count: int, argument: str = "shuffle=True") -> str:
     return "import torch\nfrom torch.utils.data import DataLoader\n\n" + "".join(
-        f"loader_{i} = DataLoader(range({i}), shuffle=True)\n\n" for i in range(count)
+        f"loader_{i} = DataLoader(range({i}), {argument})\n\n" for i in range(count)
     )
 
 
@@ -92,4 +95,18 @@ def test_a_check_does_work_linear_in_its_findings(tmp_path: Path) -> None:
     where 625 took 1.3 s); that made the ratio here above 5."""
     settings = Settings(root=tmp_path)
     small, large = _work(_loaders(100), settings), _work(_loaders(400), settings)
+    assert large / small < 4.5, (small, large, large / small)
+
+
+@pytest.mark.parametrize("edits", [False, True], ids=["check", "json edits"])
+def test_fixes_that_insert_code_do_work_linear_in_their_findings(
+    tmp_path: Path, edits: bool
+) -> None:
+    """RNG002's fix inserts a shared `seed_worker` function and `import random`: each finding
+    once looked through the whole module for its statement, for a reusable function and
+    for guarded imports (2,500 findings: check 4.3 s, json 132 s, where 625 took 0.5 s and
+    11 s); now linear."""
+    settings = Settings(root=tmp_path)
+    small = _work(_loaders(50, "num_workers=2"), settings, edits)
+    large = _work(_loaders(200, "num_workers=2"), settings, edits)
     assert large / small < 4.5, (small, large, large / small)

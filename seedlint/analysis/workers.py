@@ -102,8 +102,12 @@ def reusable_function(
     loader: it reseeds what the loader's dataset holds (see :func:`reseeds`), takes the worker
     id, is what its name means at the loader, and is defined before a module-level loader
     runs."""
-    candidates = [s for s in facts.tree.body if isinstance(s, ast.FunctionDef)]
-    candidates.sort(key=lambda f: f.name != "seed_worker")
+    found = facts.__dict__.get("_module_functions")
+    if not isinstance(found, list):  # found once per module: each finding's fix asks
+        found = [s for s in facts.tree.body if isinstance(s, ast.FunctionDef)]
+        found.sort(key=lambda f: f.name != "seed_worker")
+        facts.__dict__["_module_functions"] = found
+    candidates: list[ast.FunctionDef] = found
     runs_at_import = not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     for function in candidates:
         if runs_at_import and function.lineno > top.lineno:

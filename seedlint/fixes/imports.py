@@ -100,24 +100,31 @@ class Names:
 
     def _in_handler(self, node: ast.AST) -> bool:
         """Inside the ``except ImportError:`` handler of a module-level import guard."""
-        return any(
-            _within(node, handler)
-            for guard in _import_guards(self.facts.tree)
-            for handler in guard.handlers
-        )
+        return any(_within(node, handler) for guard in self._guards() for handler in guard.handlers)
+
+    def _guards(self) -> list[ast.Try]:
+        """The module's import guards, found once per module (each finding's fix asks)."""
+        guards = self.facts.__dict__.get("_fixes_import_guards")
+        if not isinstance(guards, list):
+            guards = self.facts.__dict__["_fixes_import_guards"] = _import_guards(self.facts.tree)
+        return guards
 
     def guarded_import(self, package: str) -> Optional[ast.stmt]:
         """The last module-level import of ``package`` inside an import guard's ``try`` body,
         when the module imports ``package`` nowhere outside such guards."""
+        imports = self.facts.__dict__.get("_fixes_imports")
+        if not isinstance(imports, list):  # walked once per module: each finding's fix asks
+            imports = [
+                node
+                for node in ast.walk(self.facts.tree)
+                if isinstance(node, (ast.Import, ast.ImportFrom))
+            ]
+            self.facts.__dict__["_fixes_imports"] = imports
         found: Optional[ast.stmt] = None
-        for node in ast.walk(self.facts.tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)) and _imports_package(node, package):
+        for node in imports:
+            if _imports_package(node, package):
                 guard = next(
-                    (
-                        g
-                        for g in _import_guards(self.facts.tree)
-                        if any(_within(node, s) for s in g.body)
-                    ),
+                    (g for g in self._guards() if any(_within(node, s) for s in g.body)),
                     None,
                 )
                 if guard is None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import bisect
+import weakref
 from collections.abc import Iterator
 from typing import Optional
 
@@ -57,9 +59,22 @@ def innermost_statement(body: list[ast.stmt], node: ast.AST) -> Optional[ast.stm
     return found
 
 
+# A module's top-level statements' starts, in order (found once per tree: each finding's fix
+# asks where its statement is, and a module may have thousands).
+_STARTS: weakref.WeakKeyDictionary[ast.Module, list[tuple[int, int]]] = weakref.WeakKeyDictionary()
+
+
 def top_statement(tree: ast.Module, node: ast.AST) -> Optional[ast.stmt]:
-    """The module-level statement that contains ``node``."""
-    return next((s for s in tree.body if contains(s, node)), None)
+    """The module-level statement that contains ``node`` (statements do not overlap: the
+    last one starting at or before ``node`` is the only candidate)."""
+    starts = _STARTS.get(tree)
+    if starts is None or len(starts) != len(tree.body):
+        starts = _STARTS[tree] = [start(s) for s in tree.body]
+    index = bisect.bisect_right(starts, start(node)) - 1
+    if index < 0:
+        return None
+    statement = tree.body[index]
+    return statement if contains(statement, node) else None
 
 
 def loader_call(facts: ModuleFacts, node: ast.AST) -> Optional[LoaderCall]:
