@@ -230,3 +230,17 @@ def test_summary_table_entries_are_decoded_when_used() -> None:
     assert entries.to_json()["/p/b.py"] is kept  # never decoded: written back as read
     decoded = entries.get("/p/b.py")
     assert decoded is not None and decoded[2] == summary
+
+
+def test_a_files_remembered_absolute_name_follows_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that checks from several folders (the tests, an editor's server) gets each
+    folder's file: the name remembered once per run must not outlive a change of folder."""
+    from seedlint.run.cache import key_of
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        monkeypatch.chdir(tmp_path / name)
+        assert key_of("train.py") == str(tmp_path / name / "train.py")
+        assert key_of("../c/./d.py") == str(tmp_path / "c" / "d.py")

@@ -328,11 +328,15 @@ def _create_new(path: Path, text: str) -> None:
         handle.write(text)
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def key_of(path: str) -> str:
     """The absolute path a file's entries are kept under (asked several times per file in a
-    run: remembered)."""
-    return os.path.abspath(path)
+    run: remembered, per working folder)."""
+    return _absolute(os.getcwd(), path)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _absolute(folder: str, path: str) -> str:
+    return os.path.normpath(os.path.join(folder, path))
 
 
 _key_of = key_of
