@@ -56,7 +56,7 @@ from seedlint.fixes.text import lines as split_lines
 from seedlint.fixes.text import minimal_edits
 from seedlint.project.index import ProjectIndex, activate, needs_project, single
 from seedlint.project.layout import find_root
-from seedlint.project.summary import ModuleSummary, needs_tree, summarize
+from seedlint.project.summary import ModuleSummary, may_need_project, needs_tree, summarize
 from seedlint.report import rule_url
 from seedlint.rules.rng000_invalid_file import InvalidFile
 from seedlint.run.discovery import is_excluded
@@ -357,6 +357,8 @@ class SeedlintServer(LanguageServer):
         facts = checked.facts
         if facts is None or not needs_tree(raw) or not Path(display).is_absolute():
             return None
+        if not may_need_project(facts):
+            return None  # no summary to compute at this change: most buffers need none
         summary = summarize(facts)
         if not needs_project(summary):
             return None

@@ -244,3 +244,22 @@ def test_a_files_remembered_absolute_name_follows_the_working_folder(
         monkeypatch.chdir(tmp_path / name)
         assert key_of("train.py") == str(tmp_path / name / "train.py")
         assert key_of("../c/./d.py") == str(tmp_path / "c" / "d.py")
+
+
+def test_the_servers_cheap_test_never_misses_a_module_that_needs_the_project() -> None:
+    """`may_need_project` (asked by the language server at every change, before computing a
+    summary) says yes for every fixture module whose summary needs the project."""
+    from seedlint.engine.check import check_bytes
+    from seedlint.project.summary import may_need_project, summarize
+
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    needing = 0
+    for path in sorted(fixtures.rglob("*.py")):
+        checked = check_bytes(path.read_bytes(), str(path), Settings(root=fixtures))
+        if checked.facts is None:
+            continue
+        if needs_project(summarize(checked.facts)):
+            needing += 1
+            assert may_need_project(checked.facts), path
+        checked.release()
+    assert needing >= 20

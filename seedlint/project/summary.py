@@ -307,6 +307,53 @@ def summarize(facts: ModuleFacts) -> ModuleSummary:
     return summary
 
 
+_QUESTION_KINDS = frozenset({Seeding.RANDOM, Seeding.NUMPY, Seeding.CUDA_CURRENT, Seeding.CUDA_ALL})
+
+
+def may_need_project(facts: ModuleFacts) -> bool:
+    """A cheap superset of ``needs_project(summarize(facts))`` (``seedlint.project.index``):
+    the module star-imports, seeds `random`, `np.random` or CUDA, builds a loader from its
+    parameters, or calls, with an argument a loader could take (a literal, a ``**`` dict),
+    something that may be the project's (the editor's server asks at every change, and most
+    buffers need no summary)."""
+    if facts.builder.star_imports:
+        return True
+    if any(seed.kind in _QUESTION_KINDS for seed in facts.seed_calls):
+        return True
+    for loader in facts.dataloader_calls:
+        owner = facts.enclosing_function(loader.scope)
+        if not isinstance(owner, ast.Module) and builder_parameters(facts, loader):
+            return True
+    for call, scope in facts.builder.calls:
+        values = [*call.args, *(k.value for k in call.keywords if k.arg is not None)]
+        if not any(k.arg is None for k in call.keywords) and not any(map(_literal, values)):
+            continue
+        if _may_be_the_projects(facts, call.func, scope):
+            return True
+    return False
+
+
+def _may_be_the_projects(facts: ModuleFacts, func: ast.expr, scope: Scope) -> bool:
+    """Whether a call of ``func`` may get a reference in the module's summary (as
+    ``_Summarizer._references`` makes them): it means a definition of this module or a name
+    of a module that is not a library's, or it is a method of a class (`self.m`, `C.m`,
+    `super().m`)."""
+    meanings = facts.resolver.meanings(func, scope)
+    for meaning in meanings:
+        if not isinstance(meaning, str) or meaning.split(".", 1)[0] not in _EXTERNAL:
+            return True
+    if meanings or not isinstance(func, ast.Attribute):
+        return False
+    base = func.value
+    if isinstance(base, ast.Name) and base.id in ("self", "cls"):
+        return True
+    if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
+        return True
+    return any(
+        isinstance(meaning, ast.ClassDef) for meaning in facts.resolver.meanings(base, scope)
+    )
+
+
 class _Summarizer:
     def __init__(self, facts: ModuleFacts) -> None:
         self.facts = facts
