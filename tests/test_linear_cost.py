@@ -110,3 +110,23 @@ def test_fixes_that_insert_code_do_work_linear_in_their_findings(
     small = _work(_loaders(50, "num_workers=2"), settings, edits)
     large = _work(_loaders(200, "num_workers=2"), settings, edits)
     assert large / small < 4.5, (small, large, large / small)
+
+
+def _program(blocks: int) -> str:
+    """A training module as bench/run.py generates them, in small: seeding helpers and loader
+    builders, a finding or two at each builder."""
+    head = "import random\n\nimport torch\nfrom torch.utils.data import DataLoader\n"
+    return head + "".join(
+        f"\n\ndef seed_everything_{i}(seed={i}):\n    random.seed(seed)\n"
+        f"    torch.manual_seed(seed)\n\n\ndef make_loader_{i}(dataset):\n"
+        f"    return DataLoader(dataset, shuffle=True, num_workers=2)\n"
+        for i in range(blocks)
+    )
+
+
+def test_a_module_of_many_functions_is_checked_in_linear_work(tmp_path: Path) -> None:
+    """Each finding's fix once went through every seeding call and every function of the
+    module (a generated 100,000-line module: 13.5 CPU-seconds where 25,000 lines took 2)."""
+    settings = Settings(root=tmp_path)
+    small, large = _work(_program(50), settings), _work(_program(200), settings)
+    assert large / small < 4.5, (small, large, large / small)

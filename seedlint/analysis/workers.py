@@ -103,11 +103,14 @@ def reusable_function(
     id, is what its name means at the loader, and is defined before a module-level loader
     runs."""
     found = facts.__dict__.get("_module_functions")
-    if not isinstance(found, list):  # found once per module: each finding's fix asks
-        found = [s for s in facts.tree.body if isinstance(s, ast.FunctionDef)]
-        found.sort(key=lambda f: f.name != "seed_worker")
-        facts.__dict__["_module_functions"] = found
-    candidates: list[ast.FunctionDef] = found
+    if not isinstance(found, tuple):  # found once per module: each finding's fix asks
+        every = [s for s in facts.tree.body if isinstance(s, ast.FunctionDef)]
+        every.sort(key=lambda f: f.name != "seed_worker")
+        named = [f for f in every if f.name in WORKER_INIT_NAMES]
+        found = facts.__dict__["_module_functions"] = (every, named)
+    # A dataset without RNG objects: only a worker_init_fn by its usual names is reused (a
+    # module may define thousands of functions, and have a finding at each loader).
+    candidates: list[ast.FunctionDef] = found[0] if copied else found[1]
     runs_at_import = not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     for function in candidates:
         if runs_at_import and function.lineno > top.lineno:

@@ -36,6 +36,7 @@ in library code.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -192,19 +193,39 @@ def _earlier_seeds(
     """(scope, seed argument) of the seeding calls and seeded RNG constructors of the same
     function before ``at`` (latest first), then those of the module level (for a function:
     wherever they are, since module-level code runs before the function is called)."""
-    found: list[tuple[Position, Scope, ast.expr]] = []
+    by_owner = _seeds_by_owner(facts)
+    positions, own = by_owner.get(id(here), ([], []))
+    found = own[: bisect.bisect_left(positions, at)]
+    if not isinstance(here, ast.Module):
+        found = found + by_owner.get(id(facts.tree), ([], []))[1]
+    found.sort(key=lambda item: item[0], reverse=True)
+    for _, scope, value in found:
+        yield scope, value
+
+
+_Seeds = list[tuple[Position, Scope, ast.expr]]
+
+
+def _seeds_by_owner(facts: ModuleFacts) -> dict[int, tuple[list[Position], _Seeds]]:
+    """The seeding calls with a seed argument, by the function (or module) they are in, in
+    source order; found once per module (each finding's fix asks: a module with thousands of
+    both was quadratic)."""
+    found = facts.__dict__.get("_fixes_seeds_by_owner")
+    if isinstance(found, dict):
+        return found
+    lists: dict[int, _Seeds] = {}
     for call, scope in seeding_calls(facts):
         value = seed_argument(call)
         if value is None:
             continue
-        where = (call.lineno, call.col_offset)
         owner = facts.enclosing_function(scope)
-        same = owner is here and where < at
-        if same or (isinstance(owner, ast.Module) and not isinstance(here, ast.Module)):
-            found.append((where, scope, value))
-    found.sort(key=lambda item: item[0], reverse=True)
-    for _, scope, value in found:
-        yield scope, value
+        lists.setdefault(id(owner), []).append(((call.lineno, call.col_offset), scope, value))
+    by_owner: dict[int, tuple[list[Position], _Seeds]] = {}
+    for key, items in lists.items():
+        items.sort(key=lambda item: item[0])
+        by_owner[key] = ([item[0] for item in items], items)
+    facts.__dict__["_fixes_seeds_by_owner"] = by_owner
+    return by_owner
 
 
 def seeding_calls(facts: ModuleFacts) -> list[tuple[ast.Call, Scope]]:
