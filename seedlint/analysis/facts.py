@@ -6,10 +6,10 @@ Each fact is computed lazily, so a rule that never asks for capture regions cost
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Optional, Union
+from typing import Optional, TypeVar, Union
 
 from seedlint.analysis.calls import DATALOADER, CallBinder, Signature
 from seedlint.analysis.names import (
@@ -35,6 +35,8 @@ from seedlint.analysis.seeding import (
     SeedingClassifier,
 )
 from seedlint.analysis.values import Value, ValueEvaluator
+
+T = TypeVar("T")
 
 DATALOADER_CLASSES: tuple[str, ...] = ("torch.utils.data.DataLoader",)
 
@@ -170,6 +172,13 @@ class ModuleFacts:
         """Per-module results of the layers above, computed once for every rule (the project's
         answers for this module)."""
         return {}
+
+    def once(self, key: str, compute: Callable[[], T]) -> T:
+        """``compute()``, computed once per module and kept in :attr:`memo` (what each finding
+        asks of its whole module: asking it again per finding makes a check quadratic)."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]  # type: ignore[return-value]
 
     @cached_property
     def resolver(self) -> NameResolver:

@@ -102,15 +102,10 @@ def reusable_function(
     loader: it reseeds what the loader's dataset holds (see :func:`reseeds`), takes the worker
     id, is what its name means at the loader, and is defined before a module-level loader
     runs."""
-    found = facts.__dict__.get("_module_functions")
-    if not isinstance(found, tuple):  # found once per module: each finding's fix asks
-        every = [s for s in facts.tree.body if isinstance(s, ast.FunctionDef)]
-        every.sort(key=lambda f: f.name != "seed_worker")
-        named = [f for f in every if f.name in WORKER_INIT_NAMES]
-        found = facts.__dict__["_module_functions"] = (every, named)
+    every, named = facts.once("workers.module_functions", lambda: _module_functions(facts))
     # A dataset without RNG objects: only a worker_init_fn by its usual names is reused (a
     # module may define thousands of functions, and have a finding at each loader).
-    candidates: list[ast.FunctionDef] = found[0] if copied else found[1]
+    candidates = every if copied else named
     runs_at_import = not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     for function in candidates:
         if runs_at_import and function.lineno > top.lineno:
@@ -127,6 +122,16 @@ def reusable_function(
         if reseeds(facts, function, copied):
             return function
     return None
+
+
+def _module_functions(
+    facts: ModuleFacts,
+) -> tuple[list[ast.FunctionDef], list[ast.FunctionDef]]:
+    """The module-level functions (``seed_worker`` first), and those named like a
+    ``worker_init_fn``."""
+    every = [s for s in facts.tree.body if isinstance(s, ast.FunctionDef)]
+    every.sort(key=lambda f: f.name != "seed_worker")
+    return every, [f for f in every if f.name in WORKER_INIT_NAMES]
 
 
 # Names under which a module's own worker_init_fn is reused when the dataset holds no RNG object.

@@ -91,11 +91,8 @@ class Names:
     # -- guards ----------------------------------------------------------------------------------
     def _type_checking(self, node: ast.AST) -> bool:
         """Inside a module-level ``if TYPE_CHECKING:`` block (no binding at run time)."""
-        blocks = self.facts.__dict__.get("_fixes_type_checking")
-        if not isinstance(blocks, list):  # found once per module: each finding's fix asks
-            blocks = self.facts.__dict__["_fixes_type_checking"] = _type_checking_blocks(
-                self.facts.tree
-            )
+        tree = self.facts.tree
+        blocks = self.facts.once("fixes.type_checking", lambda: _type_checking_blocks(tree))
         return any(_within(node, block) for block in blocks)
 
     def _in_handler(self, node: ast.AST) -> bool:
@@ -104,22 +101,17 @@ class Names:
 
     def _guards(self) -> list[ast.Try]:
         """The module's import guards, found once per module (each finding's fix asks)."""
-        guards = self.facts.__dict__.get("_fixes_import_guards")
-        if not isinstance(guards, list):
-            guards = self.facts.__dict__["_fixes_import_guards"] = _import_guards(self.facts.tree)
-        return guards
+        tree = self.facts.tree
+        return self.facts.once("fixes.import_guards", lambda: _import_guards(tree))
 
     def guarded_import(self, package: str) -> Optional[ast.stmt]:
         """The last module-level import of ``package`` inside an import guard's ``try`` body,
         when the module imports ``package`` nowhere outside such guards."""
-        imports = self.facts.__dict__.get("_fixes_imports")
-        if not isinstance(imports, list):  # walked once per module: each finding's fix asks
-            imports = [
-                node
-                for node in ast.walk(self.facts.tree)
-                if isinstance(node, (ast.Import, ast.ImportFrom))
-            ]
-            self.facts.__dict__["_fixes_imports"] = imports
+        tree = self.facts.tree
+        imports = self.facts.once(  # walked once per module: each finding's fix asks
+            "fixes.imports",
+            lambda: [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))],
+        )
         found: Optional[ast.stmt] = None
         for node in imports:
             if _imports_package(node, package):

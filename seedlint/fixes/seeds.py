@@ -129,18 +129,17 @@ def program_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope) -> O
 def _none_tested(facts: ModuleFacts) -> frozenset[str]:
     """Expressions the module compares with ``is None`` / ``is not None`` / ``== None`` (found
     once per module: each finding's fix title asks)."""
-    found = facts.__dict__.get("_none_tested")
-    if isinstance(found, frozenset):
-        return found
-    tested: set[str] = set()
-    for node in ast.walk(facts.tree):
-        if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            right = node.comparators[0]
-            if isinstance(right, ast.Constant) and right.value is None:
-                tested.add(ast.unparse(node.left))
-    result = frozenset(tested)
-    facts.__dict__["_none_tested"] = result
-    return result
+
+    def find() -> frozenset[str]:
+        tested: set[str] = set()
+        for node in ast.walk(facts.tree):
+            if isinstance(node, ast.Compare) and len(node.ops) == 1:
+                right = node.comparators[0]
+                if isinstance(right, ast.Constant) and right.value is None:
+                    tested.add(ast.unparse(node.left))
+        return frozenset(tested)
+
+    return facts.once("fixes.none_tested", find)
 
 
 def _program_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope) -> Optional[str]:
@@ -210,22 +209,20 @@ def _seeds_by_owner(facts: ModuleFacts) -> dict[int, tuple[list[Position], _Seed
     """The seeding calls with a seed argument, by the function (or module) they are in, in
     source order; found once per module (each finding's fix asks: a module with thousands of
     both was quadratic)."""
-    found = facts.__dict__.get("_fixes_seeds_by_owner")
-    if isinstance(found, dict):
-        return found
-    lists: dict[int, _Seeds] = {}
-    for call, scope in seeding_calls(facts):
-        value = seed_argument(call)
-        if value is None:
-            continue
-        owner = facts.enclosing_function(scope)
-        lists.setdefault(id(owner), []).append(((call.lineno, call.col_offset), scope, value))
-    by_owner: dict[int, tuple[list[Position], _Seeds]] = {}
-    for key, items in lists.items():
-        items.sort(key=lambda item: item[0])
-        by_owner[key] = ([item[0] for item in items], items)
-    facts.__dict__["_fixes_seeds_by_owner"] = by_owner
-    return by_owner
+
+    def find() -> dict[int, tuple[list[Position], _Seeds]]:
+        lists: dict[int, _Seeds] = {}
+        for call, scope in seeding_calls(facts):
+            value = seed_argument(call)
+            if value is None:
+                continue
+            owner = id(facts.enclosing_function(scope))
+            lists.setdefault(owner, []).append(((call.lineno, call.col_offset), scope, value))
+        for items in lists.values():
+            items.sort(key=lambda item: item[0])
+        return {owner: ([item[0] for item in items], items) for owner, items in lists.items()}
+
+    return facts.once("fixes.seeds_by_owner", find)
 
 
 def seeding_calls(facts: ModuleFacts) -> list[tuple[ast.Call, Scope]]:
@@ -379,41 +376,33 @@ def entry_point(facts: ModuleFacts, scope: Scope) -> bool:
 def _called_at_top_level(facts: ModuleFacts) -> frozenset[str]:
     """The names the module's top level calls (``main()``), found once per module: each
     finding's fix asks."""
-    found = facts.__dict__.get("_fixes_top_level_calls")
-    if not isinstance(found, frozenset):
-        module = facts.builder.module_scope
-        found = frozenset(
+    module = facts.builder.module_scope
+    return facts.once(
+        "fixes.top_level_calls",
+        lambda: frozenset(
             call.func.id
             for call, call_scope in facts.builder.calls
             if call_scope is module and isinstance(call.func, ast.Name)
-        )
-        facts.__dict__["_fixes_top_level_calls"] = found
-    return found
+        ),
+    )
 
 
 def seeds_anything(facts: ModuleFacts) -> bool:
     """Whether the module seeds a global stream somewhere (or calls a seeding helper); found
     once per module."""
-    found = facts.__dict__.get("_fixes_seeds_anything")
-    if not isinstance(found, bool):
-        found = any(s.kind in _GLOBAL_SEEDING for s in facts.seed_calls) or any(
-            _helper_name(call.func) for call, _ in facts.builder.calls
-        )
-        facts.__dict__["_fixes_seeds_anything"] = found
-    return found
-
-
-def _script(facts: ModuleFacts) -> bool:
-    found = facts.__dict__.get("_fixes_is_script")
-    if not isinstance(found, bool):
-        found = facts.__dict__["_fixes_is_script"] = is_script(facts.tree)
-    return found
+    return facts.once(
+        "fixes.seeds_anything",
+        lambda: (
+            any(s.kind in _GLOBAL_SEEDING for s in facts.seed_calls)
+            or any(_helper_name(call.func) for call, _ in facts.builder.calls)
+        ),
+    )
 
 
 def literal_allowed(facts: ModuleFacts, scope: Scope, options: FixOptions) -> bool:
     """Whether a fix at code in ``scope`` that finds no seed may write ``fix-seed``."""
     top_level = isinstance(facts.enclosing_function(scope), ast.Module)
-    if not top_level and not _script(facts):
+    if not top_level and not facts.once("fixes.is_script", lambda: is_script(facts.tree)):
         return False  # library code: the order must follow the run's seed
     if options.fix_seed_set:
         return True

@@ -213,7 +213,7 @@ class Cache:
         self._table(settings.fingerprint())
 
     def _entry(self, settings: Settings, path: str) -> Any:
-        return self._table(settings.fingerprint()).get(_key_of(path))
+        return self._table(settings.fingerprint()).get(key_of(path))
 
     def by_stat(
         self, settings: Settings, path: str, key: Optional[StatKey]
@@ -262,7 +262,7 @@ class Cache:
         }
         if extra:
             entry["extra"] = extra
-        self._table(table_key)[_key_of(path)] = entry
+        self._table(table_key)[key_of(path)] = entry
         self._dirty.add(table_key)
 
     def save(self) -> None:
@@ -338,8 +338,6 @@ def key_of(path: str) -> str:
 def _absolute(folder: str, path: str) -> str:
     return os.path.normpath(os.path.join(folder, path))
 
-
-_key_of = key_of
 
 
 # -- entries ---------------------------------------------------------------------------------

@@ -548,6 +548,10 @@ class ProjectSetup:
             if path in self._deferred:
                 key, content = self._deferred[path]
                 keys[path] = key
+                entry = cache.entries.get(path)
+                if entry is not None and entry[1] == content and entry[2] is not None:
+                    summaries[path] = entry[2]  # parsed on demand by an earlier run
+                    continue
                 _keep(cache, path, key, content, None)
                 deferred.append(path)
                 continue
