@@ -339,7 +339,6 @@ def _absolute(folder: str, path: str) -> str:
     return os.path.normpath(os.path.join(folder, path))
 
 
-
 # -- entries ---------------------------------------------------------------------------------
 def _finding_to_json(finding: Finding) -> dict[str, Any]:
     data: dict[str, Any] = {
