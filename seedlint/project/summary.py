@@ -324,13 +324,24 @@ def may_need_project(facts: ModuleFacts) -> bool:
         owner = facts.enclosing_function(loader.scope)
         if not isinstance(owner, ast.Module) and builder_parameters(facts, loader):
             return True
-    for call, scope in facts.builder.calls:
-        values = [*call.args, *(k.value for k in call.keywords if k.arg is not None)]
-        if not any(k.arg is None for k in call.keywords) and not any(map(_literal, values)):
-            continue
-        if _may_be_the_projects(facts, call.func, scope):
-            return True
-    return False
+    return any(
+        _may_decide(call) and _may_be_the_projects(facts, call.func, scope)
+        for call, scope in facts.builder.calls
+    )
+
+
+def _may_decide(call: ast.Call) -> bool:
+    """Whether a call passes something a loader argument could take (a bool, an int, None, a
+    ``**`` dict): a call passing only unknown values decides nothing known."""
+    if any(k.arg is None for k in call.keywords):
+        return True
+    values = [*call.args, *(k.value for k in call.keywords if k.arg is not None)]
+    return any(map(_literal, values))
+
+
+def _external(qualname: str) -> bool:
+    """A name of a module that is never first-party (its calls are not kept as references)."""
+    return qualname.split(".", 1)[0] in _EXTERNAL
 
 
 def _may_be_the_projects(facts: ModuleFacts, func: ast.expr, scope: Scope) -> bool:
@@ -340,7 +351,7 @@ def _may_be_the_projects(facts: ModuleFacts, func: ast.expr, scope: Scope) -> bo
     `super().m`)."""
     meanings = facts.resolver.meanings(func, scope)
     for meaning in meanings:
-        if not isinstance(meaning, str) or meaning.split(".", 1)[0] not in _EXTERNAL:
+        if not isinstance(meaning, str) or not _external(meaning):
             return True
     if meanings or not isinstance(func, ast.Attribute):
         return False
@@ -478,8 +489,7 @@ class _Summarizer:
     def _site(self, call: ast.Call, scope: Scope, references: list[str]) -> Optional[CallSite]:
         """The call as a site, when it passes some literal a loader argument could take (a
         bool, an int, None): a caller passing only unknown values decides nothing known."""
-        values = [*call.args, *(k.value for k in call.keywords if k.arg is not None)]
-        if not any(k.arg is None for k in call.keywords) and not any(map(_literal, values)):
+        if not _may_decide(call):
             return None  # the cheap gate: no literal a loader argument could take
         evaluate = self.facts.values.evaluate
         args: list[str] = []
@@ -508,7 +518,7 @@ class _Summarizer:
 
     def _meaning_reference(self, meaning: object) -> Optional[str]:
         if isinstance(meaning, str):
-            if meaning.split(".", 1)[0] in _EXTERNAL:
+            if _external(meaning):
                 return None
             return "=" + meaning
         key = self.keys.get(id(meaning))
