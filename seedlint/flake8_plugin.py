@@ -40,7 +40,7 @@ from seedlint.engine.check import REPORT, Checked, check_text, collector_paused
 from seedlint.engine.deep import deeply
 from seedlint.engine.noqa import line_suppresses
 from seedlint.engine.selection import check_selectors, selection
-from seedlint.project.index import activate, needs_project, single
+from seedlint.project.index import activate, needs_project, project_decides
 from seedlint.project.layout import find_root
 from seedlint.project.summary import needs_tree, summarize
 from seedlint.run.summaries import ProjectSetup
@@ -169,7 +169,7 @@ class SeedlintChecker:
         # This file's summary comes from flake8's tree: the project never parses it again.
         index = setup.build([path], {path: summary}, [path])
         setup.save()
-        if index.answers(path) == single(self.filename, summary).answers(self.filename):
+        if not project_decides(index, path, self.filename, summary):
             return findings
         activate(index)
         return self._check(text, settings, tree).release()

@@ -29,12 +29,11 @@ are left to ``seedlint check``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 import logging
 import time
 import tokenize
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
@@ -54,7 +53,7 @@ from seedlint.engine.noqa import LINE_NOQA
 from seedlint.engine.selection import check_selectors, selection
 from seedlint.fixes.text import lines as split_lines
 from seedlint.fixes.text import minimal_edits
-from seedlint.project.index import ProjectIndex, activate, needs_project, single
+from seedlint.project.index import ProjectIndex, activated, needs_project, project_decides
 from seedlint.project.layout import find_root
 from seedlint.project.summary import ModuleSummary, may_need_project, needs_tree, summarize
 from seedlint.report import rule_url
@@ -130,21 +129,11 @@ class Linted:
         for the findings a client asks about: a long file may have hundreds)."""
         wanted = {identity(f) for f in findings if f.fix is not None} - set(self._edits)
         if wanted and self.settings is not None:
-            with active(self.index):
+            with activated(self.index):
                 found = edits_for(self.raw, self.display, self.settings, only=wanted)
             for key in wanted:
                 self._edits[key] = found.get(key, ())
         return self._edits
-
-
-@contextlib.contextmanager
-def active(index: Optional[ProjectIndex]) -> Iterator[None]:
-    """Check (or fix) with ``index`` as the project's, as ``seedlint check`` does."""
-    activate(index)
-    try:
-        yield
-    finally:
-        activate(None)
 
 
 class Projects:
@@ -342,7 +331,7 @@ class SeedlintServer(LanguageServer):
         index = self.project_index(display, raw, settings, checked)
         if index is not None:  # the project changes the buffer's answers: check with it
             checked.release()
-            with active(index), collector_paused():
+            with activated(index), collector_paused():
                 checked = check_bytes(raw, display, detection)
             linted.index = index
         linted.findings = checked.findings
@@ -363,9 +352,7 @@ class SeedlintServer(LanguageServer):
         if not needs_project(summary):
             return None
         index = self.projects.index_for(display, settings, summary)
-        if index.answers(display) == single(display, summary).answers(display):
-            return None
-        return index
+        return index if project_decides(index, display, display, summary) else None
 
     def position(self, linted: Linted, row: int, col: int) -> types.Position:
         """An LSP position (client units) from a 1-based row and a character column."""
@@ -480,7 +467,7 @@ class SeedlintServer(LanguageServer):
         settings = linted.settings
         if settings is None or not any(linted.fixed(f).fixable for f in linted.findings):
             return None
-        with active(linted.index):
+        with activated(linted.index):
             fixed = fix_bytes(linted.raw, linted.display, settings, unsafe=settings.unsafe_fixes)
         for error in fixed.errors:
             self.window_log_message(types.LogMessageParams(types.MessageType.Warning, error))

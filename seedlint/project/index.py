@@ -12,9 +12,10 @@ entry points call it), or a test function in a test file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -802,6 +803,12 @@ def _test_file(path: str) -> bool:
     return "tests" in parts or "test" in parts
 
 
+def project_decides(index: ProjectIndex, path: str, display: str, summary: ModuleSummary) -> bool:
+    """Whether the project's answers for the module at ``path`` (shown as ``display``) differ
+    from those its own summary gives alone: only then is it checked again with the index."""
+    return index.answers(path) != single(display, summary).answers(display)
+
+
 def single(path: str, summary: ModuleSummary, paths: Iterable[str] = ()) -> ProjectIndex:
     """An index of one module (standard input, or a check without a project)."""
     folder = Path(os.path.dirname(os.path.abspath(path)))
@@ -819,3 +826,13 @@ def active() -> Optional[ProjectIndex]:
 
 def activate(index: Optional[ProjectIndex]) -> None:
     _ACTIVE[0] = index
+
+
+@contextlib.contextmanager
+def activated(index: Optional[ProjectIndex]) -> Iterator[None]:
+    """Check (or fix) with ``index`` as the project's, then with none again."""
+    activate(index)
+    try:
+        yield
+    finally:
+        activate(None)

@@ -21,7 +21,7 @@ from seedlint.engine.selection import selection
 from seedlint.fixes.text import unified_diff
 from seedlint.fixes.write import write_fixed
 from seedlint.prefilter.words import WordScan
-from seedlint.project.index import activate, answers_digest, needs_project, single
+from seedlint.project.index import activated, answers_digest, needs_project, single
 from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree, summarize
 from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, key_of, stat_key
 from seedlint.run.pool import pool_map
@@ -237,12 +237,9 @@ def _with_project(
         elif answers != single(task.display, local[i]).answers(task.display):
             again.append(i)
     if again:
-        activate(index)
-        try:
+        with activated(index):
             sizes = [_size_of(tasks[i], stat_key(tasks[i].path)) for i in again]
             rechecked = pool_map(_recheck_task, [tasks[i] for i in again], sizes, processes)
-        finally:
-            activate(None)
         for i, result in zip(again, rechecked):
             findings[i] = result.findings
             digests[i] = result.digest
