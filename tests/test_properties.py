@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from seedlint.config import Settings
+from seedlint.engine import parse
 from seedlint.engine.check import check_bytes, check_text
 from seedlint.engine.fix import applies, fix_text
 
@@ -65,6 +66,14 @@ def assert_checks(text: str) -> None:
     # The pre-filter never hides a finding: every rule run on the program finds the same.
     every_rule = check_text(text, DISPLAY, SETTINGS, prefilter=False).findings
     assert check_text(text, DISPLAY, SETTINGS).findings == every_rule
+    # Checked the way a very large module is (parsed in pieces, hollowed, compacted), the
+    # program gets the same findings.
+    large, piece = parse.LARGE, parse.PIECE
+    parse.LARGE, parse.PIECE = -1, 1
+    try:
+        assert check_text(text, DISPLAY, SETTINGS).findings == every_rule
+    finally:
+        parse.LARGE, parse.PIECE = large, piece
 
 
 def fixable(text: str, unsafe: bool) -> list[str]:

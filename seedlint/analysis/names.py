@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
+from seedlint.analysis.compact import COMPACT
+
 # Public modules whose names are re-exported by a shorter, canonical path.
 _CANONICAL_PREFIXES: tuple[tuple[str, str], ...] = (
     ("torch.utils.data.dataloader.", "torch.utils.data."),
@@ -495,6 +497,10 @@ _DISPATCH: dict[type, Callable[[ScopeBuilder, Any], None]] = {
     for name, method in vars(ScopeBuilder).items()
     if name.startswith("visit_") and hasattr(ast, name[len("visit_") :])
 }
+# The compact classes of a very large module's tree (seedlint.analysis.compact) are the same
+# kinds of node: the same methods and the same leaves.
+_DISPATCH.update({COMPACT[kind]: m for kind, m in list(_DISPATCH.items()) if kind in COMPACT})
+_LEAF_TYPES |= frozenset(COMPACT[kind] for kind in _LEAF_TYPES if kind in COMPACT)
 
 
 def lookup(name: str, scope: Scope) -> Optional[list[Binding]]:

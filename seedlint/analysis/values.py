@@ -64,7 +64,19 @@ ANYTHING = Value(None)
 UNKNOWABLE = Value(frozenset(), unknowable=True)
 
 
+# The values of one option that most arguments have, made once (a value is immutable): a large
+# module binds hundreds of thousands of absent arguments.
+_SHARED: dict[int, tuple[object, Value]] = {
+    id(option): (option, Value(frozenset((option,))))
+    for option in (None, True, False, ABSENT, OBJECT)
+}
+
+
 def known(*options: object) -> Value:
+    if len(options) == 1:
+        shared = _SHARED.get(id(options[0]))
+        if shared is not None and shared[0] is options[0]:
+            return shared[1]
     return Value(frozenset(options))
 
 

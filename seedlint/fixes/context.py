@@ -17,6 +17,7 @@ from typing import Optional, Union
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
+from seedlint.analysis.compact import plain
 from seedlint.analysis.facts import ModuleFacts
 from seedlint.analysis.names import Scope
 from seedlint.documents.source import Source
@@ -165,7 +166,7 @@ class FixContext:
                 return parent
             assert isinstance(small, cst.BaseSmallStatement)
             return small
-        kind = _COMPOUND.get(type(stmt))
+        kind = _COMPOUND.get(plain(type(stmt)))
         found = self.node(stmt, kind) if kind is not None else None
         return found if isinstance(found, cst.BaseStatement) else None
 
