@@ -30,6 +30,7 @@ from seedlint.config import Settings
 from seedlint.engine import parse
 from seedlint.engine.check import check_bytes, check_text
 from seedlint.engine.fix import applies, fix_text
+from seedlint.fixes import window
 
 SETTINGS = Settings()
 DISPLAY = "generated.py"
@@ -94,6 +95,13 @@ def assert_fixes(text: str, unsafe: bool) -> None:
         return
     STATS["programs changed by --fix"] += 1
     STATS["findings fixed"] += len(result.fixed)
+    # Fixed through a window (as a very large module is), the result is the same.
+    lines, window.WINDOW_LINES = window.WINDOW_LINES, 0
+    try:
+        windowed = fix_text(text, DISPLAY, SETTINGS, unsafe)
+    finally:
+        window.WINDOW_LINES = lines
+    assert (windowed.new_text, windowed.error) == (result.new_text, result.error)
     ast.parse(result.new_text)
     compile(result.new_text, DISPLAY, "exec", dont_inherit=True)
     assert fixable(result.new_text, unsafe) == []

@@ -108,11 +108,25 @@ def _back(finding: Finding, maps: list[LineMap]) -> Finding:
     return replace(finding, row=row, end_row=max(end_row, row))
 
 
-def _context(text: str, checked: Checked, settings: Settings) -> FixContext:
+def _context(
+    text: str, checked: Checked, settings: Settings, rows: Optional[Collection[int]] = None
+) -> FixContext:
+    """The fix context of ``text``; with ``rows``, through a window that keeps the top-level
+    statements at those rows when the module is very large (:mod:`seedlint.fixes.window`)."""
     from seedlint.fixes.context import FixContext
+    from seedlint.fixes.window import make_window
 
     assert checked.facts is not None and checked.source is not None
-    return FixContext(text, checked.source, checked.facts, selection(settings).fix_options)
+    window = make_window(text, checked.facts.tree, rows) if rows is not None else None
+    options = selection(settings).fix_options
+    if window is None:
+        return FixContext(text, checked.source, checked.facts, options)
+    return FixContext(window.text, checked.source, checked.facts, options, window=window)
+
+
+def _rows(flagged: Iterable[Flagged]) -> set[int]:
+    """The rows of these findings (the statements a window keeps)."""
+    return {row for item in flagged for row in range(item.finding.row, item.finding.end_row + 1)}
 
 
 def _round(
@@ -122,17 +136,43 @@ def _round(
     candidates: Sequence[Flagged],
     settings: Settings,
 ) -> tuple[str, list[Finding], Optional[str]]:
-    """One round over ``text``: (new text, the findings fixed, an error)."""
+    """One round over ``text``: (new text, the findings fixed, an error). A very large module
+    is fixed through a window first, and whole when the window cannot serve."""
+    from seedlint.fixes.window import OutsideWindow
+
+    try:
+        return _round_in(text, display, checked, candidates, settings, _rows(candidates))
+    except OutsideWindow:
+        return _round_in(text, display, checked, candidates, settings, None)
+
+
+def _round_in(
+    text: str,
+    display: str,
+    checked: Checked,
+    candidates: Sequence[Flagged],
+    settings: Settings,
+    rows: Optional[Collection[int]],
+) -> tuple[str, list[Finding], Optional[str]]:
     import libcst as cst
 
     from seedlint.fixes.transform import ConflictIndex, apply_changes, change_place, same_change
+    from seedlint.fixes.window import OutsideWindow
 
     try:
-        ctx = _context(text, checked, settings)
+        ctx = _context(text, checked, settings, rows)
     except cst.ParserSyntaxError as error:
         return text, [], f"cannot fix: libcst cannot parse the file ({error.message})"
-    if ctx.module.code != text:  # libcst would rewrite more than the fix (a form feed, say)
+    if ctx.module.code != ctx.text:  # libcst would rewrite more than the fix (a form feed, say)
+        if ctx.window is not None:
+            raise OutsideWindow("libcst does not reproduce the window")
         return text, [], "cannot fix: libcst does not reproduce this file exactly; left unchanged"
+    window = ctx.window
+
+    def applied_text(changes: Sequence[Change]) -> str:
+        new = apply_changes(ctx.module, changes, ctx.positions)
+        return new if window is None else window.restore(new)
+
     accepted: list[Change] = []
     applied: list[Flagged] = []
     duplicates: list[Flagged] = []  # findings whose fix is exactly an accepted change
@@ -141,6 +181,8 @@ def _round(
     for item in sorted(candidates, key=lambda item: item.finding.sort_key):
         try:
             change = item.rule.fix(ctx, item.violation)
+        except OutsideWindow:
+            raise
         except Exception as error:  # a bug in a codemod: leave the file alone
             message = (
                 f"the {item.rule.code} fix failed ({type(error).__name__}: {error}); the file "
@@ -161,14 +203,14 @@ def _round(
         applied.append(item)
     if not accepted:
         return text, [], None
-    new_text = apply_changes(ctx.module, accepted, ctx.positions)
+    new_text = applied_text(accepted)
     strict = _compiles(text, display)
     if not _valid(new_text, display, strict):
         broken = sorted(
             {
                 item.rule.code
                 for item, change in zip(applied, accepted)
-                if not _valid(apply_changes(ctx.module, [change], ctx.positions), display, strict)
+                if not _valid(applied_text([change]), display, strict)
             }
             or {item.rule.code for item in applied}
         )
@@ -279,9 +321,7 @@ def edits_for(
     changes another cell (a new ``import torch`` goes to the first code cell) or a line with
     masked IPython syntax gets no edits (one finding has one ``cell``), and ``--fix`` still
     applies it."""
-    from seedlint.fixes.edits import line_starts, local_edits
-    from seedlint.fixes.spliced import TopLevel
-    from seedlint.fixes.transform import apply_changes
+    from seedlint.fixes.window import OutsideWindow
 
     try:
         document = read_document(raw, display)
@@ -295,29 +335,58 @@ def edits_for(
     checked = check_text(document.text, display, settings, document.source)
     if checked.facts is None:
         return {}
+    wanted = [
+        item
+        for item in checked.flagged
+        if item.finding.fix is not None and (only is None or identity(item.finding) in only)
+    ]
     try:
-        ctx = _context(document.text, checked, settings)
+        return _edits_in(document, cells, checked, settings, wanted, _rows(wanted))
+    except OutsideWindow:  # a fix needs more of a very large module than its window
+        return _edits_in(document, cells, checked, settings, wanted, None)
+
+
+def _edits_in(
+    document: Document,
+    cells: Optional[_CellRows],
+    checked: Checked,
+    settings: Settings,
+    wanted: Sequence[Flagged],
+    rows: Optional[Collection[int]],
+) -> dict[Identity, tuple[Edit, ...]]:
+    from seedlint.fixes.edits import line_starts, local_edits
+    from seedlint.fixes.spliced import TopLevel
+    from seedlint.fixes.transform import apply_changes
+    from seedlint.fixes.window import OutsideWindow
+
+    try:
+        ctx = _context(document.text, checked, settings, rows)
     except Exception:  # libcst cannot parse it, or it is nested too deeply
         return {}
+    window = ctx.window
+    if window is not None and ctx.module.code != ctx.text:
+        raise OutsideWindow("libcst does not reproduce the window")
     found: dict[Identity, tuple[Edit, ...]] = {}
     text_lines = lines(document.text)
     starts = line_starts(text_lines)
     tops: Optional[TopLevel] = None  # made at the first fix that needs it
-    for item in checked.flagged:
-        if item.finding.fix is None or (only is not None and identity(item.finding) not in only):
-            continue
+    for item in wanted:
         try:
             change = item.rule.fix(ctx, item.violation)
             if change is None or change.empty:
                 continue
             # A replacement costs the size of its nodes; anything else, the module's.
             edits = local_edits(ctx.module, ctx.positions, change, document.text, starts)
-            if edits is None:  # an insertion, say: applied to its top-level statements
+            if edits is None and window is None:  # an insertion: its top-level statements
                 tops = tops or TopLevel(ctx.module, ctx.positions)
                 edits = tops.edits(change, document.text, text_lines, starts)
-            if edits is None:  # imports: applied to the whole module
+            if edits is None:  # imports: applied to the whole module (or the window)
                 new_text = apply_changes(ctx.module, [change], ctx.positions)
+                if window is not None:
+                    new_text = window.restore(new_text)
                 edits = minimal_edits(document.text, new_text)
+        except OutsideWindow:
+            raise
         except Exception:  # a broken codemod: no edits shown, and --fix reports it
             continue
         if cells is None:

@@ -24,6 +24,7 @@ from seedlint.documents.source import Source
 from seedlint.fixes.imports import ImportNeed, Names
 from seedlint.fixes.options import FixOptions
 from seedlint.fixes.seeds import Position, Seed, choose_seed
+from seedlint.fixes.window import OutsideWindow, Window
 
 Statement = Union[cst.BaseStatement, cst.BaseSmallStatement]
 
@@ -108,11 +109,13 @@ class FixContext:
         facts: ModuleFacts,
         options: FixOptions,
         module: Optional[cst.Module] = None,
+        window: Optional[Window] = None,
     ) -> None:
-        self.text = text
+        self.text = text  # with ``window``: the window's text (the module's rows and columns)
         self.source = source
         self.facts = facts
         self.options = options
+        self.window = window
         self.module = module if module is not None else cst.parse_module(text)
         wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
         self.positions = wrapper.resolve(PositionProvider)
@@ -140,13 +143,16 @@ class FixContext:
     def node(
         self, node: ast.AST, kind: Union[type[cst.CSTNode], tuple[type[cst.CSTNode], ...]]
     ) -> Optional[cst.CSTNode]:
-        """The libcst node of type ``kind`` that spans exactly what ``node`` spans."""
+        """The libcst node of type ``kind`` that spans exactly what ``node`` spans (raises
+        :class:`~seedlint.fixes.window.OutsideWindow` for a node the window left out)."""
         if self._by_start is None:
             self._by_start = {}
             for candidate, where in self.positions.items():
                 key = (where.start.line, where.start.column)
                 self._by_start.setdefault(key, []).append(candidate)
         start, end = self.span(node)
+        if self.window is not None and self.window.covers(start[0]):
+            raise OutsideWindow(f"row {start[0]} is outside the window")
         for candidate in self._by_start.get(start, ()):
             where = self.positions[candidate]
             if isinstance(candidate, kind) and (where.end.line, where.end.column) == end:
