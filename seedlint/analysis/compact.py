@@ -167,9 +167,9 @@ class Hollower:
 
     A value is hollowed only when all of these hold, each one sound on its own:
 
-    * the statement is an ``Assign`` to plain names, alone on its lines' span (the counts
-      below are of its exact text), none of them a dunder (``__all__`` says what a star import
-      exports);
+    * the statement is an ``Assign`` to plain ASCII names (its words are counted in its exact
+      text: another statement on the same line counts as elsewhere), none of them a dunder
+      (``__all__`` says what a star import exports);
     * no target name occurs anywhere else in the module's text, as a word (in code, a string
       or a comment): nothing in the module reads it, ``global`` names it or re-binds it;
     * its text holds none of the words the rules, the fixes and the project summaries look for
