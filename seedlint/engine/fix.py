@@ -162,6 +162,8 @@ def _round_in(
     try:
         ctx = _context(text, checked, settings, rows)
     except cst.ParserSyntaxError as error:
+        if rows is not None:  # perhaps the window's text only: try the whole module
+            raise OutsideWindow("libcst cannot parse the window") from error
         return text, [], f"cannot fix: libcst cannot parse the file ({error.message})"
     if ctx.module.code != ctx.text:  # libcst would rewrite more than the fix (a form feed, say)
         if ctx.window is not None:
@@ -361,7 +363,9 @@ def _edits_in(
 
     try:
         ctx = _context(document.text, checked, settings, rows)
-    except Exception:  # libcst cannot parse it, or it is nested too deeply
+    except Exception as error:  # libcst cannot parse it, or it is nested too deeply
+        if rows is not None:  # perhaps the window's text only: try the whole module
+            raise OutsideWindow("libcst cannot parse the window") from error
         return {}
     window = ctx.window
     if window is not None and ctx.module.code != ctx.text:
