@@ -1,10 +1,11 @@
-"""Check files as if each were a very large module, and compare with the plain check.
+"""Check and fix files as if each were a very large module, and compare with the plain way.
 
 A text over ``seedlint.engine.parse.LARGE`` characters is parsed in pieces, hollowed and
-compacted (:mod:`seedlint.analysis.compact`). This script lowers the threshold to 0 (and the
-pieces to a line) so that every file takes that path, and compares each file's findings, fix
-titles included, with the plain check's: any difference is printed and the exit status is 1.
-With ``--json`` the fixes' edits (what ``--output-format json`` prints) are compared too.
+compacted (:mod:`seedlint.analysis.compact`), and a module of ``WINDOW_LINES`` lines or more is
+fixed through a window (:mod:`seedlint.fixes.window`). This script lowers both thresholds to 0
+(and the pieces to a line) so that every file takes those paths, and compares each file's
+findings, fix titles included, with the plain check's: any difference is printed and the exit
+status is 1. With ``--json`` the fixed text (``--fix --unsafe-fixes``) is compared too.
 
     python scripts/large_check.py tests/fixtures bench/corpus
 """
@@ -20,6 +21,7 @@ from seedlint.config import Settings
 from seedlint.engine import parse
 from seedlint.engine.check import check_text
 from seedlint.engine.selection import selection
+from seedlint.fixes import window
 
 
 def python_files(roots: list[Path]) -> Iterator[Path]:
@@ -57,12 +59,12 @@ def main() -> int:
         if not chosen.firing(text.encode("utf-8", "surrogatepass"), display, notebook=False):
             continue  # no rule runs on it (the pre-filter): nothing to compare
         plain = outcome(text, display, args.json)
-        large, piece = parse.LARGE, parse.PIECE
-        parse.LARGE, parse.PIECE = -1, 1
+        large, piece, lines = parse.LARGE, parse.PIECE, window.WINDOW_LINES
+        parse.LARGE, parse.PIECE, window.WINDOW_LINES = -1, 1, 0
         try:
             pieces = outcome(text, display, args.json)
         finally:
-            parse.LARGE, parse.PIECE = large, piece
+            parse.LARGE, parse.PIECE, window.WINDOW_LINES = large, piece, lines
         compared += 1
         parsed += bool(plain)
         if plain != pieces:
