@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import copy
 import os
 import subprocess
 import sys
@@ -71,3 +73,10 @@ WORKERS_SCRIPT = (
     "\n"
     "loader = DataLoader(Noisy(), num_workers=4)\n"
 )
+
+
+def plain_dump(tree: ast.AST) -> str:
+    """``ast.dump`` of a tree whose nodes may be compact (``seedlint.analysis.compact``): a
+    copy of a compact node is made of its ``ast`` class (``ast.dump`` leaves out a plain
+    node's unset optional fields only)."""
+    return ast.dump(copy.deepcopy(tree), include_attributes=True)

@@ -23,13 +23,10 @@ from seedlint.analysis.names import ScopeBuilder
 from seedlint.config import Settings
 from seedlint.engine import parse
 from seedlint.engine.check import check_text
+from tests.support import plain_dump
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
-
-
-def plain_dump(tree: ast.AST) -> str:
-    return ast.dump(copy.deepcopy(tree), include_attributes=True)
 
 
 def fixture_texts() -> list[tuple[str, str]]:

@@ -9,7 +9,6 @@ small text is tried as a piece boundary, the tricky ones included.
 from __future__ import annotations
 
 import ast
-import copy
 import gc
 import random
 import tracemalloc
@@ -19,6 +18,7 @@ import pytest
 from seedlint.config import Settings
 from seedlint.engine import parse
 from seedlint.engine.check import check_text, findings_of
+from tests.support import plain_dump
 
 SNIPPETS = [
     "x = 1\n",
@@ -66,12 +66,6 @@ def texts(count: int, seed: int) -> list[str]:
 def tiny_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parse, "LARGE", 0)  # every text is "large"
     monkeypatch.setattr(parse, "PIECE", 1)  # every column-0 line is a candidate boundary
-
-
-def plain_dump(tree: ast.AST) -> str:
-    """``ast.dump`` of a tree whose nodes may be compact: a copy of a compact node is made of
-    its ``ast`` class (``ast.dump`` leaves out a plain node's unset optional fields only)."""
-    return ast.dump(copy.deepcopy(tree), include_attributes=True)
 
 
 def outcome(text: str) -> str:

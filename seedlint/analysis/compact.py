@@ -185,11 +185,7 @@ class Hollower:
     """
 
     def __init__(self, text: str) -> None:
-        counts: dict[str, int] = {}
-        for match in _WORD.finditer(text):
-            word = match.group()
-            counts[word] = counts.get(word, 0) + 1
-        self.counts = counts
+        self.counts = counts = _word_counts(text)
         safe: set[str] = set()
         if _STAR_IMPORT.search(text) is None:
             for name in _SAFE_CALLS:
@@ -227,9 +223,7 @@ class Hollower:
             segment = "\n".join(span)
             if _RELEVANT.search(segment) is not None:
                 continue
-            own: dict[str, int] = {}
-            for match in _WORD.finditer(segment):
-                own[match.group()] = own.get(match.group(), 0) + 1
+            own = _word_counts(segment)
             names = {t.id for t in statement.targets if isinstance(t, ast.Name)}
             if any(self.counts.get(name, 0) != own.get(name) for name in names):
                 continue
@@ -287,6 +281,15 @@ class Hollower:
             else:
                 return False  # a name read, an attribute, a lambda, a comprehension, `:=`, ...
         return True
+
+
+def _word_counts(text: str) -> dict[str, int]:
+    """How many times each identifier-like word occurs in ``text``."""
+    counts: dict[str, int] = {}
+    for match in _WORD.finditer(text):
+        word = match.group()
+        counts[word] = counts.get(word, 0) + 1
+    return counts
 
 
 def _only_called(text: str, name: str) -> bool:

@@ -46,7 +46,7 @@ class OutsideWindow(Exception):
 class Window:
     text: str  # the window's text: the module's, with placeholders
     holes: list[tuple[int, int]]  # 1-based first and last row of each placeholder, in order
-    original: str  # the module's text
+    original: list[str]  # the module's lines, with their endings
 
     def covers(self, row: int) -> bool:
         """Whether ``row`` (1-based) lies in a placeholder."""
@@ -58,7 +58,7 @@ class Window:
         raises :class:`OutsideWindow` when a change touches a placeholder's lines."""
         old = lines(self.text)
         new = lines(new_text)
-        module = lines(self.original)
+        module = self.original
         if len(old) != len(module):
             raise OutsideWindow("the window does not line up with the module")
         out: list[str] = []
@@ -138,7 +138,7 @@ def make_window(text: str, tree: ast.Module, keep_rows: Collection[int]) -> Opti
             new_lines[row - 1] = body + ending
     if not holes:
         return None
-    return Window("".join(new_lines), holes, text)
+    return Window("".join(new_lines), holes, text_lines)
 
 
 def _decorators(statement: ast.stmt) -> list[ast.expr]:
