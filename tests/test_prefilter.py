@@ -192,3 +192,55 @@ def test_prefilter_hides_nothing_on_the_corpus() -> None:
     run = run_check(CORPUS)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "the rules' findings are identical" in run.stdout
+
+
+# -- the literal search for `.attr` finds what the regex finds ------------------------------
+ATTRIBUTE_TEXTS = [
+    "random.seed(0)\nx.manual_seed(1)\n",
+    "a . seed (0)\nb.\\\n    seed(0)\n",  # spaces, a line continuation
+    "a.seedling(0)\nb.seed_all(0)\nc.myseed(0)\n_seed(0)\n",  # longer words, no dot
+    "a.  # a comment\n    seed(0)\n",  # a comment between: the regex reads the text
+    "s = 'x.seed'\n# y.seed\nz.seedé(0)\nw.éseed(0)\n",  # strings, comments, non-ASCII
+    ".seed\nseed.\n..seed\n",  # at the edges
+    "torch.cuda.graph(g)\nwith g.graph_pool():\n    pass\n",
+]
+ATTRIBUTE_SETS = [
+    frozenset({"seed", "manual_seed", "manual_seed_all"}),
+    frozenset({"seed", "seed_all", "set_seed", "enable_full_determinism"}),
+    frozenset({"graph"}),
+]
+
+
+@pytest.mark.parametrize("source", ATTRIBUTE_TEXTS)
+def test_attribute_dots_equal_the_regex(source: str) -> None:
+    raw = source.encode()
+    for attrs in ATTRIBUTE_SETS:
+        expected = [m.start() for m in text._attribute_pattern(attrs).finditer(raw)]
+        found = text._attribute_dots(raw, attrs)
+        if found is None:  # only where a comment may stand between
+            assert b"#" in raw
+        else:
+            assert found == expected, (source, attrs)
+
+
+def test_attribute_dots_equal_the_regex_on_the_fixtures() -> None:
+    fixtures = sorted((ROOT / "tests" / "fixtures").rglob("*.py"))
+    assert fixtures
+    for path in fixtures:
+        raw = path.read_bytes()
+        for attrs in ATTRIBUTE_SETS:
+            found = text._attribute_dots(raw, attrs)
+            if found is not None:
+                expected = [m.start() for m in text._attribute_pattern(attrs).finditer(raw)]
+                assert found == expected, (path, attrs)
+
+
+def test_word_scan_answers_exactly() -> None:
+    from seedlint.prefilter.words import WordScan
+
+    raw = b"import torch\nSEED = 1\nloader = DataLoader(ds, shuffle=True)\n# Sampler\n"
+    scan = WordScan(raw)
+    words = [b"seed", b"Seed", b"SEED", b"DataLoader", b"RandomSampler", b"Sampler", b"rand"]
+    for word in words:
+        assert scan.has(word) == (word in raw), word
+    assert scan.has_folded(b"seed") and not scan.has_folded(b"generator")

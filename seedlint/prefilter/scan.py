@@ -285,14 +285,65 @@ def imports_any(raw: bytes, names: Iterable[str]) -> bool:
 _BUDGET = 256
 
 
+@functools.lru_cache(maxsize=64)
+def _anchors(attrs: frozenset[str]) -> tuple[tuple[bytes, ...], frozenset[bytes]]:
+    """The attribute names that hold no other one (each name holds one of them: a literal
+    search for them finds every name), and the names, encoded."""
+    encoded = frozenset(a.encode() for a in attrs)
+    anchors = tuple(sorted(a for a in encoded if not any(o != a and o in a for o in encoded)))
+    return anchors, encoded
+
+
+def _attribute_dots(raw: bytes, attrs: frozenset[str]) -> list[int] | None:
+    """The positions of the ``.`` of every ``.attr`` in the text, as the ``_attribute_pattern``
+    regex finds them, by literal searches for the names (many times faster than the regex,
+    which tries every ``.``); None when a comment may stand between a ``.`` and a name."""
+    anchors, names = _anchors(attrs)
+    dots: set[int] = set()
+    size = len(raw)
+    for anchor in anchors:
+        at = raw.find(anchor)
+        while at >= 0:
+            start = at
+            while start > 0 and _is_ascii_word(raw[start - 1]):
+                start -= 1
+            end = at + len(anchor)
+            while end < size and _is_ascii_word(raw[end]):
+                end += 1
+            if raw[start:end] in names:
+                index = start - 1
+                crossed = False
+                while index >= 0 and raw[index] in _SPACE:
+                    crossed = crossed or raw[index] in b"\r\n"
+                    index -= 1
+                if index >= 0 and crossed:
+                    line_start = raw.rfind(b"\n", 0, index) + 1
+                    if b"#" in raw[line_start : index + 1]:
+                        return None
+                if index >= 0 and raw[index] == 46:  # `.`
+                    dots.add(index)
+            at = raw.find(anchor, end)
+    return sorted(dots)
+
+
+_ASCII_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _is_ascii_word(char: int) -> bool:
+    return char in _ASCII_WORD
+
+
 def may_reach(raw: bytes, attrs: frozenset[str], modules: frozenset[str]) -> bool:
     """Whether the text may hold an expression meaning ``<module>.<attr>``, where ``modules``
     are the last names of the modules and ``attrs`` the attribute names (see the module's
     documentation for what counts). False only when no such expression can be resolved."""
     checked: dict[bytes, bool] = {}
     budget = _BUDGET
-    for match in _attribute_pattern(attrs).finditer(raw):
-        found = _base_before(raw, match.start())
+    dots = _attribute_dots(raw, attrs)
+    if dots is None:  # a comment may stand between a `.` and the name: the regex reads it
+        dots = [match.start() for match in _attribute_pattern(attrs).finditer(raw)]
+    for dot in dots:
+        found = _base_before(raw, dot)
         if found is None:
             return True
         base, is_attribute = found
@@ -302,7 +353,7 @@ def may_reach(raw: bytes, attrs: frozenset[str], modules: frozenset[str]) -> boo
                 return True  # a file made of such attributes is parsed rather than scanned on
         if base == b")":
             # `f(...).seed` is an attribute of a call's result: never resolved.
-            if _call_before(raw, _close_before(raw, match.start())):
+            if _call_before(raw, _close_before(raw, dot)):
                 continue
             return True
         if not base or base[:1].isdigit():
@@ -322,10 +373,15 @@ def may_reach(raw: bytes, attrs: frozenset[str], modules: frozenset[str]) -> boo
 def may_mean(raw: bytes, qualnames: Iterable[str]) -> bool:
     """Whether the text may hold an expression that resolves to one of ``qualnames`` (dotted
     names of module attributes, such as ``random.seed``), by :func:`may_reach`."""
+    return may_reach(raw, *_attrs_and_modules(frozenset(qualnames)))
+
+
+@functools.lru_cache(maxsize=64)
+def _attrs_and_modules(qualnames: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
     attrs: set[str] = set()
     modules: set[str] = set()
     for qualname in qualnames:
         module, _, attr = qualname.rpartition(".")
         attrs.add(attr)
         modules |= module_spellings(module)
-    return may_reach(raw, frozenset(attrs), frozenset(modules))
+    return frozenset(attrs), frozenset(modules)

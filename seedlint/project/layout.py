@@ -52,7 +52,9 @@ class Layout:
         self._files: dict[str, str] = {}
         for path in paths:
             self.add(path)
+        # (importer or its folder, dotted name) -> what the import reaches
         self._memo: dict[tuple[str, str], Optional[tuple[str, tuple[str, ...]]]] = {}
+        self._folders: dict[str, str] = {}  # importer -> its absolute folder
 
     def add(self, path: str) -> None:
         absolute = os.path.abspath(path)
@@ -67,11 +69,17 @@ class Layout:
     def resolve(self, importer: str, dotted: str) -> Optional[tuple[str, tuple[str, ...]]]:
         """The file an import of ``dotted`` (leading dots: relative) from ``importer`` reaches,
         with the attribute names after the module: ``("/p/utils/seed.py", ("set_seed",))``."""
-        folder = os.path.dirname(os.path.abspath(importer))
-        key = (folder, dotted)
+        key = (importer, dotted)
         if key in self._memo:
             return self._memo[key]
-        found = self._resolve(folder, dotted)
+        folder = self._folders.get(importer)
+        if folder is None:
+            folder = self._folders[importer] = os.path.dirname(os.path.abspath(importer))
+        in_folder = (folder, dotted)
+        if in_folder in self._memo:
+            found = self._memo[in_folder]
+        else:
+            found = self._memo[in_folder] = self._resolve(folder, dotted)
         self._memo[key] = found
         return found
 
@@ -113,15 +121,15 @@ class Layout:
     ) -> Optional[tuple[str, tuple[str, ...]]]:
         """The longest prefix of ``parts`` (at least ``least`` names) that is a module under
         ``base``, and the names after it."""
+        files = self._files
+        prefix = base if base.endswith(os.sep) else base + os.sep
         for count in range(len(parts), least - 1, -1):
-            stem = os.path.join(base, *parts[:count])
-            candidates = (
-                (stem, os.path.join(stem, "__init__"))
-                if count
-                else (os.path.join(base, "__init__"),)
-            )
-            for candidate in candidates:
-                path = self._files.get(candidate)
+            stem = prefix + os.sep.join(parts[:count]) if count else base
+            if count:
+                path = files.get(stem)
                 if path is not None:
                     return path, parts[count:]
+            path = files.get(stem + os.sep + "__init__" if count else prefix + "__init__")
+            if path is not None:
+                return path, parts[count:]
         return None

@@ -207,15 +207,13 @@ class ModuleSummary:
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
 # `utils.set_torch_seed(`), a re-export of one, or a script's `__main__` block. Library calls
 # that seed are recognised by the resolver's own pre-filter (``may_mean``).
-_SEED_WORD = re.compile(rb"[sS][eE][eE][dD]")
-_HELPER_CALL = re.compile(rb"([sS][eE][eE][dD]\w*)\s*\(")
+# After a `seed` (in any case): the rest of the name and the call's `(`.
+_HELPER_CALL_REST = re.compile(rb"(\w*)\s*\(")
 _LIBRARY_CALLS = frozenset(
     {b"manual_seed", b"manual_seed_all", b"seed", b"initial_seed", b"seed_all"}
 )
 _REEXPORT = re.compile(rb"import[^\n]*[sS][eE][eE][dD]")
 _SEEDING = frozenset({*qualnames_of(frozenset(Seeding)), *DEFAULT_SEED_FUNCTIONS})
-# Literal searches (``bytes.__contains__``) are several times faster than one regex here.
-_SEED_LITERALS = (b"seed", b"Seed", b"SEED")
 # A loader builder, a caller of one (`train_loader = build(...)`), a loader class, a module
 # others star-import a loader from.
 _LOADER_STEMS = (b"oader", b"shuffle", b"num_workers")
@@ -252,16 +250,21 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
     words = scan if scan is not None and scan.raw is raw else WordScan(raw)
     if words.any(_LOADER_STEMS) and words.any(_LOADER_WORDS):
         return True  # loader builders, their callers, loader classes, star-import targets
-    if not words.any(_SEED_LITERALS):
+    if not words.has_folded(b"seed"):  # `seed`, `Seed`, `SEED`, in one scan
         return words.has(b"__main__")
     if words.has(b"__main__") or _REEXPORT.search(raw) is not None:
         return True
-    for match in _HELPER_CALL.finditer(raw):
-        begin = match.start()
-        while begin > 0 and (raw[begin - 1 : begin].isalnum() or raw[begin - 1] == 95):
-            begin -= 1  # back to the start of the name (`_` is 95)
-        if raw[begin : match.end(1)] not in _LIBRARY_CALLS:
-            return True
+    lower = words.lower()
+    at = lower.find(b"seed")
+    while at >= 0:  # every `seed...(` call, in any case: a literal search, then a match
+        match = _HELPER_CALL_REST.match(raw, at + 4)
+        if match is not None:
+            begin = at
+            while begin > 0 and (raw[begin - 1 : begin].isalnum() or raw[begin - 1] == 95):
+                begin -= 1  # back to the start of the name (`_` is 95)
+            if raw[begin : match.end(1)] not in _LIBRARY_CALLS:
+                return True
+        at = lower.find(b"seed", at + 4)
     return may_mean(raw, _SEEDING)
 
 
