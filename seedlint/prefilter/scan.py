@@ -51,7 +51,7 @@ def _words_pattern(words: frozenset[str]) -> re.Pattern[bytes]:
     return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=16384)
 def _assignment_pattern(name: bytes) -> re.Pattern[bytes]:
     """``name =``, ``name: T =``, ``name :=``, ``(name) =`` (a literal first, for speed: the
     character before is checked by the caller)."""
@@ -82,7 +82,7 @@ def _name_may_denote(raw: bytes, name: bytes, modules: frozenset[str], seen: set
     seen.add(name)
     if b"import" in raw:
         alias = _import_alias_pattern(name)
-        for listed in _import_lists(raw):
+        for listed in import_lists(raw):
             for match in alias.finditer(listed):
                 if match.group(1).decode() in modules:
                     return True
@@ -260,7 +260,7 @@ def _close_before(raw: bytes, dot: int) -> int:
 
 
 @functools.lru_cache(maxsize=8)
-def _import_lists(raw: bytes) -> tuple[bytes, ...]:
+def import_lists(raw: bytes) -> tuple[bytes, ...]:
     """What follows each ``import`` keyword: the imported names, to the statement's end."""
     lists: list[bytes] = []
     for match in _IMPORT.finditer(raw):
@@ -272,12 +272,29 @@ def _import_lists(raw: bytes) -> tuple[bytes, ...]:
     return tuple(lists)
 
 
+def assigns(raw: bytes, name: str) -> bool:
+    """Whether the text may assign ``name`` (``name =``, ``name: T =``, ``name :=``, in a
+    tuple of targets) anywhere; an annotation (``x: name = ...``) is no assignment of it."""
+    encoded = name.encode()
+    for match in _assignment_pattern(encoded).finditer(raw):
+        start = match.start()
+        if start and (_is_word(raw[start - 1]) or raw[start - 1] == ord(".")):
+            continue  # part of a longer name, or an attribute
+        before = start - 1
+        while before >= 0 and raw[before] in b" \t\f":
+            before -= 1
+        if before >= 0 and raw[before] in b":|":
+            continue  # `x: name = ...`, `x: A | name = ...`: an annotation
+        return True
+    return False
+
+
 def imports_any(raw: bytes, names: Iterable[str]) -> bool:
     """Whether some import statement imports one of ``names`` or everything (``*``)."""
     if b"import" not in raw:
         return False
     pattern = _words_pattern(frozenset(names))
-    return any(b"*" in listed or pattern.search(listed) for listed in _import_lists(raw))
+    return any(b"*" in listed or pattern.search(listed) for listed in import_lists(raw))
 
 
 # How many closer looks (a new name, a parenthesised base) a file may need before the scan

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from seedlint.analysis.facts import AnalysisOptions
 from seedlint.analysis.names import canonical
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
+from seedlint.project.hints import ClassHint
 from seedlint.project.layout import Layout
 from seedlint.project.summary import (
     CUDA,
@@ -95,10 +97,11 @@ class Site:
 @dataclass(frozen=True)
 class LoaderClass:
     """What a class name a module calls denotes through the project, when it is a loader:
-    ``name`` the class's name; ``external``: a library class reached through a project module
-    (a star import, a re-export), else None; ``loader``: a project class deriving from a
-    DataLoader class; ``init``: the ``__init__`` it runs (the nearest project class with one of
-    its own, not a ``*args, **kwargs`` pass-through), None when it is the library's."""
+    ``name`` the class's name; ``external``: a DataLoader class of a library (one of the
+    index's targets) reached through a project module (a star import, a re-export), else
+    None; ``loader``: a project class deriving from a DataLoader class; ``init``: the
+    ``__init__`` it runs (the nearest project class with one of its own, not a ``*args,
+    **kwargs`` pass-through), None when it is the library's."""
 
     name: str
     external: Optional[str]
@@ -107,8 +110,23 @@ class LoaderClass:
 
 
 class ProjectIndex:
-    def __init__(self, layout: Layout, summaries: Mapping[str, ModuleSummary]) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        summaries: Mapping[str, ModuleSummary],
+        hints: Optional[Mapping[str, ClassHint]] = None,
+        loaders: Optional[frozenset[str]] = None,
+        targets: Optional[frozenset[str]] = None,
+    ) -> None:
+        """``targets``: the DataLoader classes (the settings' ``dataloader-classes`` with the
+        library's). ``hints``: what the bytes of the modules not parsed yet say about their
+        classes, and ``loaders`` the names that may be a loader class anywhere in the project
+        (see ``project.hints``): a name of such a module that cannot be a loader class is
+        then answered without looking into it."""
         self.layout = layout
+        self.targets = targets if targets is not None else AnalysisOptions().all_dataloader_classes
+        self._hints = hints if loaders is not None else None
+        self._loaders = loaders if loaders is not None else frozenset()
         self.summaries: dict[str, ModuleSummary] = {
             os.path.abspath(p): s for p, s in summaries.items()
         }
@@ -142,7 +160,7 @@ class ProjectIndex:
         standard input, whose text differs from what the index was built from)."""
         summaries = dict(self.summaries)
         summaries[os.path.abspath(path)] = summary
-        return ProjectIndex(self.layout, summaries)
+        return ProjectIndex(self.layout, summaries, targets=self.targets)
 
     # -- resolution --------------------------------------------------------------------------
     def resolve(self, path: str, reference: str) -> tuple[Node, ...]:
@@ -487,8 +505,11 @@ class ProjectIndex:
         if found is None:
             return None
         target, class_key = found
-        if not target:
-            return LoaderClass(class_key.rsplit(".", 1)[-1], canonical(class_key), False, None)
+        if not target:  # a library's name: a loader class only if it is one of the targets
+            external = canonical(class_key)
+            if external not in self.targets:
+                return None
+            return LoaderClass(class_key.rsplit(".", 1)[-1], external, False, None)
         loader = False
         init: Optional[Init] = None
         seen: set[tuple[str, str]] = set()
@@ -533,8 +554,10 @@ class ProjectIndex:
         target, rest = found
         summary = self.summaries.get(target)
         if summary is not None and not summary.full:
-            self.unread.add(target)
-        if summary is None or not summary.full or not rest:
+            if rest and self._may_hold_loader(target, rest):
+                self.unread.add(target)
+            return None
+        if summary is None or not rest:
             return None
         key = ".".join(rest)
         if key in summary.classes:
@@ -562,6 +585,12 @@ class ProjectIndex:
             if denoted is not None:
                 return denoted
         return None
+
+    def _may_hold_loader(self, path: str, rest: tuple[str, ...]) -> bool:
+        """Whether the name ``rest`` of a module not parsed yet may be (or re-export) a loader
+        class: yes unless its hint rules it out."""
+        hint = self._hints.get(path) if self._hints is not None else None
+        return hint is None or hint.may_hold_loader(rest, self._loaders)
 
     def exported(self, path: str) -> Optional[frozenset[str]]:
         """The names a star import of the module at ``path`` may bind, as :meth:`_denote`

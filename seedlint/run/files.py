@@ -21,6 +21,7 @@ from seedlint.engine.selection import selection
 from seedlint.fixes.text import unified_diff
 from seedlint.fixes.write import write_fixed
 from seedlint.prefilter.words import WordScan
+from seedlint.project.hints import ClassHint, class_hint
 from seedlint.project.index import activated, answers_digest, needs_project, single
 from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree, summarize
 from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, key_of, stat_key
@@ -68,6 +69,7 @@ class _Checked:
     summary: Optional[ModuleSummary] = None  # the module's, for the project index (.py only)
     extra: Optional[str] = None  # a cache hit's: the project answers its findings took
     deferred: Optional[str] = None  # the content hash of a module the index may parse later
+    hint: Optional[ClassHint] = None  # and what its bytes say of its classes (if readable)
 
 
 def _summary(
@@ -96,8 +98,9 @@ def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checke
         if not project:
             return _Checked([], None, True)  # cannot have a finding: not hashed
         summary = _summary(task, raw, None, scan)
-        later = digest(raw) if summary is None and task.path.suffix == ".py" else None
-        return _Checked([], None, True, summary, deferred=later)
+        if summary is None and task.path.suffix == ".py":  # parsed later if an answer needs it
+            return _Checked([], None, True, None, deferred=digest(raw), hint=class_hint(raw))
+        return _Checked([], None, True, summary)
     content = digest(raw)
     if cache is not None:
         found = cache.by_content(task.settings, task.display, content)
@@ -183,7 +186,7 @@ def check_files(
             if project is not None and task.raw is None and result.digest is not None:
                 project.remember(str(task.path), trusted[i], result.digest, summary)
         elif result.deferred is not None and project is not None and task.raw is None:
-            project.defer(str(task.path), trusted[i], result.deferred)
+            project.defer(str(task.path), trusted[i], result.deferred, result.hint)
         if result.extra:
             extras[i] = result.extra
         elif project is not None and needs_project(summary):

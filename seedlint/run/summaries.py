@@ -28,6 +28,7 @@ from typing import Any, Optional
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.config import ConfigError, Settings, SettingsResolver
 from seedlint.engine.check import collector_paused
+from seedlint.project.hints import ClassHint, class_hint, possible_loader_names
 from seedlint.project.index import ProjectIndex, caller_words
 from seedlint.project.layout import Layout, find_root
 from seedlint.project.summary import (
@@ -334,7 +335,7 @@ def build_index(
             del cache.entries[path]  # a file gone from the project
             cache.dirty = True
     cache.save()
-    return ProjectIndex(Layout(root, paths), summaries)
+    return ProjectIndex(Layout(root, paths), summaries, targets=options.all_dataloader_classes)
 
 
 def _light(path: str) -> Optional[tuple[str, Optional[ModuleSummary]]]:
@@ -401,6 +402,25 @@ class _Deferred:
             elif star and modules is not None and modules.search(self.raw(path)) is not None:
                 hits.append(path)
         return hits
+
+    def class_hints(
+        self,
+        paths: list[str],
+        summaries: dict[str, ModuleSummary],
+        targets: frozenset[str],
+        known: dict[str, Optional[ClassHint]],
+    ) -> tuple[dict[str, ClassHint], Optional[frozenset[str]]]:
+        """The modules' class hints (``known``: those the check's workers computed), and the
+        names that may be a loader class anywhere in the project (None when a module's bytes
+        give no hint: its classes are unknown)."""
+        hints: dict[str, ClassHint] = {}
+        for path in paths:
+            hint = known.get(path) or class_hint(self.raw(path))
+            if hint is None:
+                return {}, None
+            hints[path] = hint
+        parsed = {p: s for p, s in summaries.items() if p not in hints}
+        return hints, possible_loader_names(parsed, hints.values(), targets)
 
     def _imports_of(self, path: str) -> tuple[bool, bool]:
         if path not in self._imports:
@@ -472,6 +492,7 @@ class ProjectSetup:
         self.walked: Optional[tuple[str, list[str]]] = None  # (folder, the files' names)
         # Modules the check pass read but did not parse that need a tree: (stat key, hash).
         self._deferred: dict[str, tuple[Optional[StatKey], str]] = {}
+        self._hints: dict[str, Optional[ClassHint]] = {}  # of deferred modules (None: unread)
         self._named: set[str] = set()  # the files the run checks (absolute)
 
     @property
@@ -506,10 +527,20 @@ class ProjectSetup:
         language server's setups live for a session)."""
         self._stats.clear()
 
-    def defer(self, path: str, key: Optional[StatKey], content: str) -> None:
+    def defer(
+        self,
+        path: str,
+        key: Optional[StatKey],
+        content: str,
+        hint: Optional[ClassHint] = None,
+    ) -> None:
         """A checked file whose summary needs a tree the check pass did not build: parsed
-        on demand if the index is built (:meth:`build`)."""
-        self._deferred[os.path.abspath(path)] = (key, content)
+        on demand if the index is built (:meth:`build`). ``hint``: what its bytes say about
+        its classes (computed by the check's worker)."""
+        absolute = os.path.abspath(path)
+        self._deferred[absolute] = (key, content)
+        if hint is not None:
+            self._hints[absolute] = hint
 
     def build(
         self, checked: list[str], known: dict[str, ModuleSummary], asked: Iterable[str]
@@ -611,10 +642,12 @@ class ProjectSetup:
         self._parse([path for path in asked if path in pending], summaries, keys, pending)
         modules = _Deferred()
         opaque = ModuleSummary(full=False)
+        targets = self.options.all_dataloader_classes
+        hints, loaders = modules.class_hints(sorted(pending), summaries, targets, self._hints)
         while True:
             for path in pending:
                 summaries[path] = opaque
-            index = ProjectIndex(layout, summaries)
+            index = ProjectIndex(layout, summaries, hints, loaders, targets)
             for path in asked:
                 index.answers(path)
             if not pending:
