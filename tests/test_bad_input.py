@@ -23,7 +23,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import pytest
 
@@ -489,14 +489,21 @@ def test_unreadable_file_simulated(
     locked = tmp_path / "locked.py"
     locked.write_text("from torch.utils.data import DataLoader\nDataLoader([], shuffle=True)\n")
     real_open = builtins.open
+    real_os_open = os.open
 
     def refusing_open(file: object, *args: object, **kwargs: object) -> object:
         if isinstance(file, (str, os.PathLike)) and Path(file).name == "locked.py":
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
 
+    def refusing_os_open(file: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if isinstance(file, (str, os.PathLike)) and Path(file).name == "locked.py":
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_os_open(file, flags, *args, **kwargs)
+
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(builtins, "open", refusing_open)
+    monkeypatch.setattr(os, "open", refusing_os_open)
     rc = cli.main(["check", "--isolated", "--no-cache", "--output-format", "concise", "."])
     monkeypatch.undo()
     out = capsys.readouterr()
