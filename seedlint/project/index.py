@@ -117,19 +117,21 @@ class ProjectIndex:
         hints: Optional[Mapping[str, ClassHint]] = None,
         loaders: Optional[frozenset[str]] = None,
         targets: Optional[frozenset[str]] = None,
+        normalized: bool = False,
     ) -> None:
         """``targets``: the DataLoader classes (the settings' ``dataloader-classes`` with the
         library's). ``hints``: what the bytes of the modules not parsed yet say about their
         classes, and ``loaders`` the names that may be a loader class anywhere in the project
         (see ``project.hints``): a name of such a module that cannot be a loader class is
-        then answered without looking into it."""
+        then answered without looking into it. ``normalized``: the summaries' paths are
+        absolute and normalised already."""
         self.layout = layout
         self.targets = targets if targets is not None else AnalysisOptions().all_dataloader_classes
         self._hints = hints if loaders is not None else None
         self._loaders = loaders if loaders is not None else frozenset()
-        self.summaries: dict[str, ModuleSummary] = {
-            os.path.abspath(p): s for p, s in summaries.items()
-        }
+        self.summaries: dict[str, ModuleSummary] = (
+            dict(summaries) if normalized else {os.path.abspath(p): s for p, s in summaries.items()}
+        )
         for path in self.summaries:
             if path not in layout.paths:
                 layout.add(path)
@@ -768,26 +770,32 @@ def caller_words(index: ProjectIndex, paths: Iterable[str]) -> dict[str, set[str
         for node_path, key in nodes:
             if key:
                 add(key.split(".", 1)[0], node_path)
-    # Names standing for one of them: a subclass, an import (a re-export), a star import.
-    links: list[tuple[str, str, set[str]]] = []
+    # Names standing for one of them: a subclass, an import (a re-export), a star import,
+    # followed from each name to the names standing for it (each link once).
+    standing: dict[str, list[tuple[str, str]]] = {}  # a name -> (name standing for it, where)
     stars: list[str] = []
     for path, summary in index.summaries.items():
+        if not summary.full:
+            continue  # no classes, imports or star imports known
         for key, info in summary.classes.items():
-            bases = {reference_name(base) for base in info.bases}
-            links.append((key.rsplit(".", 1)[-1], path, bases))
+            name = key.rsplit(".", 1)[-1]
+            for base in {reference_name(base) for base in info.bases}:
+                standing.setdefault(base, []).append((name, path))
         for name, target in summary.aliases.items():
-            links.append((name, path, {target.rsplit(".", 1)[-1]}))
+            standing.setdefault(target.rsplit(".", 1)[-1], []).append((name, path))
         if summary.stars:
             stars.append(path)
-    changed = True
-    while changed:
-        changed = False
-        for name, path, targets in links:
-            if name and any(target in words for target in targets):
-                changed = add(name, path) or changed
-        for path in stars:
-            for word in list(words):
-                changed = add(word, path) or changed
+    pending = list(words)
+    while pending:
+        for name, path in standing.get(pending.pop(), ()):
+            if name:
+                new = name not in words
+                add(name, path)
+                if new:
+                    pending.append(name)
+    for path in stars:  # a star import may re-export any of them (adds no name)
+        for word in list(words):
+            add(word, path)
     return words
 
 

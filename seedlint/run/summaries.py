@@ -647,7 +647,7 @@ class ProjectSetup:
         while True:
             for path in pending:
                 summaries[path] = opaque
-            index = ProjectIndex(layout, summaries, hints, loaders, targets)
+            index = ProjectIndex(layout, summaries, hints, loaders, targets, normalized=True)
             for path in asked:
                 index.answers(path)
             if not pending:
