@@ -223,3 +223,31 @@ def test_the_cached_walk_sees_added_and_removed_files(tmp_path: Path) -> None:
     ]
     (tmp_path / "pkg" / "a.py").unlink()
     assert [Path(p).name for p in walk_project(tmp_path, resolver, settings, cache)] == ["b.py"]
+
+
+def test_module_keys_equal_the_statement_walk_on_the_fixtures() -> None:
+    """The definitions' keys read off the resolver's scopes equal those of a walk of the
+    statements (nested functions, methods, classes in functions, definitions in blocks)."""
+    import ast
+
+    from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+    from seedlint.project.summary import function_keys, module_keys
+
+    sources = [
+        b"def f():\n    def g():\n        class C:\n            def m(self): ...\n",
+        b"class A:\n    class B:\n        def m(self): ...\n    if True:\n"
+        b"        def n(self): ...\n",
+        b"try:\n    def f(): ...\nexcept E:\n    def f(): ...\nmatch x:\n    case 1:\n"
+        b"        class K: ...\n",
+    ]
+    root = Path(__file__).parent / "fixtures"
+    sources.extend(path.read_bytes() for path in sorted(root.rglob("*.py")))
+    compared = 0
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue  # the fixtures of files that do not parse
+        assert module_keys(ModuleFacts(tree, AnalysisOptions(), "")) == function_keys(tree)
+        compared += 1
+    assert compared > 50

@@ -22,7 +22,7 @@ from seedlint.project.summary import (
     Init,
     builder_parameters,
     decode,
-    function_keys,
+    module_keys,
     summarize,
 )
 
@@ -99,7 +99,7 @@ class ProjectLoaders:
         if isinstance(owner, ast.Module):
             return []
         if self._keys is None:
-            self._keys = function_keys(self.facts.tree)
+            self._keys = module_keys(self.facts)
         key = self._keys.get(id(owner))
         if key is None:
             return []

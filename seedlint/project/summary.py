@@ -282,6 +282,41 @@ def draws_words(raw: bytes) -> bool:
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
+def module_keys(facts: ModuleFacts) -> dict[int, str]:
+    """:func:`function_keys` of the module, computed once per facts (the summary, RNG004 and
+    the loader builders all ask) from the scopes the name resolver built: each definition's
+    key is its enclosing definition's, a dot, and its name."""
+
+    def compute() -> dict[int, str]:
+        builder = facts.builder
+        enclosing: dict[int, ast.AST] = {}
+        for node, scope in [*builder.functions, *builder.classes]:
+            enclosing[id(node)] = scope.node
+        keys: dict[int, str] = {}
+
+        def key(node: Union[FunctionNode, ast.ClassDef]) -> str:
+            found = keys.get(id(node))
+            if found is None:
+                parent = enclosing[id(node)]
+                if isinstance(parent, ast.Module):
+                    found = node.name
+                elif isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    found = key(parent) + "." + node.name
+                else:  # a definition in an expression's scope: not Python
+                    raise LookupError(node.name)
+                keys[id(node)] = found
+            return found
+
+        try:
+            for node, _ in [*builder.functions, *builder.classes]:
+                key(node)
+        except LookupError:
+            return function_keys(facts.tree)
+        return keys
+
+    return facts.once("project.function_keys", compute)
+
+
 def function_keys(tree: ast.Module) -> dict[int, str]:
     """``id(def or class node) -> key``: ``f``, ``C``, ``C.m``, ``f.inner`` (statements only
     are walked: expressions hold no definitions)."""
@@ -371,7 +406,7 @@ def _may_be_the_projects(facts: ModuleFacts, func: ast.expr, scope: Scope) -> bo
 class _Summarizer:
     def __init__(self, facts: ModuleFacts) -> None:
         self.facts = facts
-        self.keys = function_keys(facts.tree)
+        self.keys = module_keys(facts)
         self.owner_class: dict[int, ast.ClassDef] = {}
         for node, _ in facts.builder.classes:
             for item in node.body:

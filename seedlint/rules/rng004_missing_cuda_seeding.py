@@ -27,7 +27,7 @@ from seedlint.fixes.seeds import (
 from seedlint.prefilter.scan import may_mean
 from seedlint.prefilter.words import WordGroups
 from seedlint.project.index import ProjectIndex, Verdict, single
-from seedlint.project.summary import function_keys, summarize
+from seedlint.project.summary import module_keys, summarize
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
@@ -309,7 +309,7 @@ def _owners(
     facts: ModuleFacts,
 ) -> dict[str, Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]]:
     owners: dict[str, Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]] = {"": facts.tree}
-    keys = function_keys(facts.tree)
+    keys = module_keys(facts)
     for node, _ in facts.builder.functions:
         key = keys.get(id(node))
         if key is not None:
