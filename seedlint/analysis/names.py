@@ -34,8 +34,13 @@ _CANONICAL_PREFIXES: tuple[tuple[str, str], ...] = (
 )
 
 
+_CANONICAL_FIRSTS = tuple(prefix for prefix, _ in _CANONICAL_PREFIXES)
+
+
 def canonical(qualname: str) -> str:
     """Map a qualified name to the public spelling that rules compare against."""
+    if not qualname.startswith(_CANONICAL_FIRSTS):
+        return qualname  # one test for the names no prefix can match (most of them)
     for prefix, replacement in _CANONICAL_PREFIXES:
         if qualname.startswith(prefix):
             return replacement + qualname[len(prefix) :]
@@ -535,16 +540,29 @@ class NameResolver:
     def __init__(self, builder: ScopeBuilder) -> None:
         self.builder = builder
         self._active: set[int] = set()
+        # Answers to questions asked with nothing else in progress (complete: no name was cut
+        # short as defined in terms of itself), by expression and scope: the summary and the
+        # rules ask about the same calls.
+        # (The expression and scope are kept with the answer: their ids are not reused.)
+        self._known: dict[tuple[int, int], tuple[ast.expr, Scope, frozenset[Meaning]]] = {}
 
     def meanings(self, expr: ast.expr, scope: Scope) -> frozenset[Meaning]:
         key = id(expr)
         if key in self._active:  # a name defined in terms of itself
             return frozenset()
+        outermost = not self._active
+        if outermost:
+            found = self._known.get((key, id(scope)))
+            if found is not None and found[0] is expr and found[1] is scope:
+                return found[2]
         self._active.add(key)
         try:
-            return frozenset(self._meanings(expr, scope))
+            result = frozenset(self._meanings(expr, scope))
         finally:
             self._active.discard(key)
+        if outermost:
+            self._known[(key, id(scope))] = (expr, scope, result)
+        return result
 
     def _meanings(self, expr: ast.expr, scope: Scope) -> Iterator[Meaning]:
         if isinstance(expr, ast.Name):

@@ -361,7 +361,7 @@ def _raw_of(path: str, raws: dict[str, bytes]) -> bytes:
 
 # A relative import or a star import: the module may reach a name through a module it does
 # not name (``from . import main``, a package re-exporting it).
-_RELATIVE = re.compile(rb"^[ \t]*from[ \t]+\.", re.MULTILINE)
+_RELATIVE = re.compile(rb"from[ \t]+\.")  # a literal first (fast); the line start checked
 _STAR = re.compile(rb"import[ \t]*\*")
 
 
@@ -425,9 +425,18 @@ class _Deferred:
     def _imports_of(self, path: str) -> tuple[bool, bool]:
         if path not in self._imports:
             raw = self.raw(path)
-            relative = b"from" in raw and _RELATIVE.search(raw) is not None
+            relative = b"from" in raw and _relative(raw)
             self._imports[path] = (relative, b"*" in raw and _STAR.search(raw) is not None)
         return self._imports[path]
+
+
+def _relative(raw: bytes) -> bool:
+    """Whether a line starts (after its indentation) with ``from .``: a relative import."""
+    for match in _RELATIVE.finditer(raw):
+        start = match.start()
+        if not raw[raw.rfind(b"\n", 0, start) + 1 : start].strip(b" \t"):
+            return True
+    return False
 
 
 def _whole(word: str) -> re.Pattern[bytes]:
