@@ -9,9 +9,9 @@ context managers.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
-from typing import Union
+from typing import Optional, Union
 
 from seedlint.analysis.names import FunctionNode, NameResolver, Scope, dotted_name, lookup
 
@@ -37,13 +37,23 @@ def _statement_lists(tree: ast.AST) -> Iterator[list[ast.stmt]]:
                 yield block
 
 
-def _method_call(stmt: ast.stmt, method: str) -> Union[str, None]:
-    """The receiver's source text if ``stmt`` is ``receiver.method()``."""
+def _method_call(stmt: ast.stmt, method: str) -> Optional[Hashable]:
+    """The receiver's shape (:func:`_shape`) if ``stmt`` is ``receiver.method()``."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         func = stmt.value.func
         if isinstance(func, ast.Attribute) and func.attr == method:
-            return ast.dump(func.value)
+            return _shape(func.value)
     return None
+
+
+def _shape(node: object) -> Hashable:
+    """What ``ast.dump`` shows of a tree (its classes and fields), as a value to compare; not
+    ``ast.dump`` itself: each of its calls leaves a reference cycle for the collector."""
+    if isinstance(node, ast.AST):
+        return (type(node).__name__, *(_shape(getattr(node, name, None)) for name in node._fields))
+    if isinstance(node, list):
+        return tuple(_shape(item) for item in node)
+    return node if isinstance(node, Hashable) else repr(node)
 
 
 class RegionFinder:
@@ -139,7 +149,7 @@ class RegionFinder:
                             yield from _methods(meaning, "forward")
 
 
-def _contains_end(stmt: ast.stmt, receiver: str) -> bool:
+def _contains_end(stmt: ast.stmt, receiver: Hashable) -> bool:
     return any(
         isinstance(node, ast.stmt) and _method_call(node, "capture_end") == receiver
         for node in ast.walk(stmt)

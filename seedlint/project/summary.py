@@ -286,35 +286,25 @@ def module_keys(facts: ModuleFacts) -> dict[int, str]:
     """:func:`function_keys` of the module, computed once per facts (the summary, RNG004 and
     the loader builders all ask) from the scopes the name resolver built: each definition's
     key is its enclosing definition's, a dot, and its name."""
+    return facts.once("project.function_keys", lambda: _keys_from_scopes(facts))
 
-    def compute() -> dict[int, str]:
-        builder = facts.builder
-        enclosing: dict[int, ast.AST] = {}
-        for node, scope in [*builder.functions, *builder.classes]:
-            enclosing[id(node)] = scope.node
-        keys: dict[int, str] = {}
 
-        def key(node: Union[FunctionNode, ast.ClassDef]) -> str:
-            found = keys.get(id(node))
-            if found is None:
-                parent = enclosing[id(node)]
-                if isinstance(parent, ast.Module):
-                    found = node.name
-                elif isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    found = key(parent) + "." + node.name
-                else:  # a definition in an expression's scope: not Python
-                    raise LookupError(node.name)
-                keys[id(node)] = found
-            return found
-
-        try:
-            for node, _ in [*builder.functions, *builder.classes]:
-                key(node)
-        except LookupError:
+def _keys_from_scopes(facts: ModuleFacts) -> dict[int, str]:
+    builder = facts.builder
+    keys: dict[int, str] = {}
+    definitions = [*builder.functions, *builder.classes]
+    # In the order they start in the text: each after the definition enclosing it.
+    definitions.sort(key=lambda item: (item[0].lineno, item[0].col_offset))
+    for node, scope in definitions:
+        parent = scope.node
+        if isinstance(parent, ast.Module):
+            keys[id(node)] = node.name
+            continue
+        prefix = keys.get(id(parent))
+        if prefix is None:  # not met first (or in an expression's scope): walk the statements
             return function_keys(facts.tree)
-        return keys
-
-    return facts.once("project.function_keys", compute)
+        keys[id(node)] = prefix + "." + node.name
+    return keys
 
 
 def function_keys(tree: ast.Module) -> dict[int, str]:
