@@ -232,6 +232,9 @@ def _walk(
         else:  # no configuration or ignore file here: the parent's settings and ignores hold
             settings = inherited
         subdirs: list[tuple[Path, Path, _Ignores, Optional[Settings]]] = []
+        # A child path without parsing it again (pathlib's own way, where it has one: Python
+        # 3.13 has not): thousands of files per walk.
+        child: Optional[Callable[[str], Path]] = getattr(directory, "_make_child_relpath", None)
         for entry in entries:
             name = entry.name
             try:
@@ -244,7 +247,7 @@ def _walk(
                 continue
             if not is_dir and not _included(name, settings):
                 continue
-            path = Path(entry.path)
+            path = child(name) if child is not None else Path(entry.path)
             if is_dir:
                 absolute = absolute_dir / name
                 if settings.respect_gitignore and ignores.ignored(absolute, is_dir=True):
