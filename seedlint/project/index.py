@@ -496,7 +496,10 @@ class ProjectIndex:
     def loader_class(self, path: str, qualname: str) -> Optional[LoaderClass]:
         """What ``qualname`` (as ``path`` spells it) denotes, when that is a loader class of
         the project, or a library class reached through a project module."""
-        key = (os.path.abspath(path), qualname)
+        return self._loader_class_of(os.path.abspath(path), qualname)
+
+    def _loader_class_of(self, path: str, qualname: str) -> Optional[LoaderClass]:
+        key = (path, qualname)  # ``path`` absolute
         if key not in self._loader_classes:
             self._loader_classes[key] = None  # a name defined in terms of itself: nothing
             self._loader_classes[key] = self._loader_class(key[0], qualname)
@@ -643,7 +646,8 @@ class ProjectIndex:
         return self._loader_names
 
     def loader_class_answers(self, path: str) -> tuple[Hashable, ...]:
-        summary = self.summaries.get(os.path.abspath(path))
+        path = os.path.abspath(path)
+        summary = self.summaries.get(path)
         if summary is None or not summary.full:
             return ()
         references = {
@@ -654,7 +658,7 @@ class ProjectIndex:
         }
         found: list[tuple[str, LoaderClass]] = []
         for qualname in sorted(references):
-            info = self.loader_class(path, qualname)
+            info = self._loader_class_of(path, qualname)
             if info is not None:
                 found.append((qualname, info))
         return tuple(found)
