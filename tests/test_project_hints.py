@@ -149,3 +149,13 @@ def test_a_name_the_hint_rules_out_is_answered_without_parsing(
     if parsed:  # the second-level subclass is a loader class: found through the parse
         info = index.loader_class(train, "pkg.shapes.Fancy")
         assert info is not None and info.loader
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_continued_base_lists_and_line_endings(newline: str) -> None:
+    text = (
+        "import torch.nn as nn\nfrom torch.utils.data import DataLoader\n"
+        "class K(nn.\\\n    Module):\n    pass\nclass L(\n    DataLoader,\n):\n    pass\n"
+    ).replace("\n", newline)
+    found = hint(text)
+    assert found.classes == {"K": {"Module"}, "L": {"DataLoader"}}

@@ -31,8 +31,7 @@ from seedlint.prefilter.scan import assigns, import_lists
 from seedlint.project.summary import ModuleSummary
 
 _CLASS = re.compile(rb"class[ \t\f]+")  # a literal first: searched fast
-_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")  # an ASCII name (a non-ASCII one: no hint)
 _RENAMED = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)(?:\s|\\)+as(?:\s|\\)+([A-Za-z_][A-Za-z0-9_]*)")
 _AS = re.compile(rb"(?:\s|\\)as(?:\s|\\)+([A-Za-z_][A-Za-z0-9_]*)")
 _CONTINUED_CLASS = re.compile(rb"class\\(?:\r\n|\r|\n)")
@@ -163,7 +162,7 @@ class _Bound:
 
     def __contains__(self, name: str) -> bool:
         if self._names is None:
-            self._names = {w.decode() for listed in self._lists for w in _WORD.findall(listed)}
+            self._names = {w.decode() for listed in self._lists for w in _NAME.findall(listed)}
             self._names.discard("as")
         return name in self._names
 
@@ -180,10 +179,12 @@ def _bases(
             continue
         if _KEYWORD.match(part):
             continue  # `metaclass=...`
-        dotted = _DOTTED.match(part.replace(b"\\\n", b" ").replace(b"\\\r\n", b" "))
+        # continued lines (any line ending)
+        joined = part.replace(b"\\\r\n", b" ").replace(b"\\\n", b" ").replace(b"\\\r", b" ")
+        dotted = _DOTTED.match(joined)
         if dotted is None:
             return None
-        tail = part.replace(b"\\\n", b" ").replace(b"\\\r\n", b" ")[dotted.end() :]
+        tail = joined[dotted.end() :]
         if tail and not tail.startswith(b"["):
             return None  # a call, an operator: not read
         spelled = [p.strip() for p in dotted.group(1).split(b".")]
