@@ -548,8 +548,7 @@ class ProjectSetup:
         its classes (computed by the check's worker)."""
         absolute = os.path.abspath(path)
         self._deferred[absolute] = (key, content)
-        if hint is not None:
-            self._hints[absolute] = hint
+        self._hints[absolute] = hint  # this content's (None: read when needed)
 
     def build(
         self, checked: list[str], known: dict[str, ModuleSummary], asked: Iterable[str]
