@@ -167,7 +167,8 @@ class SeedlintChecker:
         path = os.path.abspath(self.filename)
         setup = _CONTEXT.setup_for(self.filename, settings)
         # This file's summary comes from flake8's tree: the project never parses it again.
-        index = setup.build([path], {path: summary}, [path])
+        targets = selection(settings).options.all_dataloader_classes
+        index = setup.build([path], {path: summary}, [path], targets)
         setup.save()
         if not project_decides(index, path, self.filename, summary):
             return findings

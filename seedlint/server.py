@@ -157,7 +157,8 @@ class Projects:
             # No cache folder: an editor's server writes nothing into the project; what it
             # summarised stays in memory for the session.
             setup = self.setups[root] = ProjectSetup(self.resolver, settings, None, 1, root)
-        index = setup.build([path], {path: summary}, [path])
+        targets = selection(settings).options.all_dataloader_classes
+        index = setup.build([path], {path: summary}, [path], targets)
         self.indexes[path] = (summary, index)
         return index
 

@@ -159,3 +159,30 @@ def test_continued_base_lists_and_line_endings(newline: str) -> None:
     ).replace("\n", newline)
     found = hint(text)
     assert found.classes == {"K": {"Module"}, "L": {"DataLoader"}}
+
+
+def test_a_folder_configured_loader_class_reexported_by_a_project_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The index keeps a library name reached through a project module only when it is a
+    DataLoader class; the classes of every checked file's settings count, not only the
+    root's: `app/` configures `mylib.FastLoader`, which `pkg/loaders.py` re-exports and
+    `app/train.py` star-imports."""
+    from seedlint import cli
+
+    _write(
+        tmp_path,
+        {
+            "pyproject.toml": "[tool.seedlint]\n",
+            "app/seedlint.toml": 'dataloader-classes = ["mylib.FastLoader"]\n',
+            "pkg/__init__.py": "",
+            "pkg/loaders.py": "from mylib import FastLoader\n\n\ndef make(ds):\n"
+            "    return FastLoader(ds)\n",
+            "app/train.py": "from pkg.loaders import *\n\nloader = FastLoader([1], shuffle=True)\n",
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["check", "--no-cache", "--output-format", "concise", "."])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "app/train.py:3:10: RNG001" in out, out

@@ -238,7 +238,9 @@ def _with_project(
         ):
             return  # nothing in the project changed since these answers were taken
     asked = [os.path.abspath(tasks[i].path) for i in sorted({*local, *extras})]
-    index = project.build([str(t.path) for t in tasks], known, asked)
+    settings = {t.settings.fingerprint(): t.settings for t in tasks}.values()
+    targets = frozenset().union(*(selection(s).options.all_dataloader_classes for s in settings))
+    index = project.build([str(t.path) for t in tasks], known, asked, targets)
     again: list[int] = []
     answered: dict[int, str] = {}
     for i in sorted({*local, *extras}):

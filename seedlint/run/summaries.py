@@ -551,11 +551,16 @@ class ProjectSetup:
         self._hints[absolute] = hint  # this content's (None: read when needed)
 
     def build(
-        self, checked: list[str], known: dict[str, ModuleSummary], asked: Iterable[str]
+        self,
+        checked: list[str],
+        known: dict[str, ModuleSummary],
+        asked: Iterable[str],
+        targets: frozenset[str] = frozenset(),
     ) -> ProjectIndex:
         """The index over the project's files and the ``checked`` ones, enough to answer for
         the ``asked`` files (absolute paths); ``known``: summaries already computed (standard
-        input's from its text).
+        input's from its text); ``targets``: DataLoader classes the checked files' settings
+        name besides this setup's (a folder's own configuration may add some).
 
         A module that needs a tree (:func:`~seedlint.project.summary.needs_tree`) is parsed
         only on demand: when computing the asked files' answers looks into it (a function a
@@ -616,7 +621,8 @@ class ProjectSetup:
             else:
                 summaries[path] = result[1]
         layout = Layout(root, paths)
-        index = self._on_demand(layout, summaries, keys, deferred, asked)
+        all_targets = self.options.all_dataloader_classes | targets
+        index = self._on_demand(layout, summaries, keys, deferred, asked, all_targets)
         for path in cache.entries.paths():
             if path not in keys and path.startswith(str(root)):
                 del cache.entries[path]  # a file gone from the project
@@ -630,6 +636,7 @@ class ProjectSetup:
         keys: dict[str, Optional[StatKey]],
         deferred: list[str],
         asked: Iterable[str],
+        targets: frozenset[str],
     ) -> ProjectIndex:
         """Parse the deferred modules the asked files' answers may depend on (see
         :meth:`build`); the rest get a summary from their bytes.
@@ -650,7 +657,6 @@ class ProjectSetup:
         self._parse([path for path in asked if path in pending], summaries, keys, pending)
         modules = _Deferred()
         opaque = ModuleSummary(full=False)
-        targets = self.options.all_dataloader_classes
         hints, loaders = modules.class_hints(sorted(pending), summaries, targets, self._hints)
         while True:
             for path in pending:
