@@ -51,13 +51,13 @@ class WordScan:
     pre-filter) share it; a word holding a stem the file lacks (in any case) is not looked
     for. The answers are exact: a word is found if and only if it occurs in ``raw``."""
 
-    __slots__ = ("_lower", "_seen", "_stems", "raw")
+    __slots__ = ("_folded", "_lower", "_seen", "raw")
 
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
         self._seen: dict[bytes, bool] = {}
         self._lower: Optional[bytes] = None
-        self._stems: dict[bytes, bool] = {}
+        self._folded: dict[bytes, bool] = {}  # lower-case word -> found in any case
 
     def lower(self) -> bytes:
         """The file's bytes in lower case (computed once)."""
@@ -68,9 +68,9 @@ class WordScan:
 
     def has_folded(self, word: bytes) -> bool:
         """Whether ``word`` (in lower case) occurs in the file in any case."""
-        found = self._stems.get(word)
+        found = self._folded.get(word)
         if found is None:
-            found = self._stems[word] = word in self.lower()
+            found = self._folded[word] = word in self.lower()
         return found
 
     def has(self, word: bytes) -> bool:
