@@ -460,9 +460,8 @@ class ProjectIndex:
         """The project's calls of the function ``key`` of ``path`` (in path and row order)."""
         if self._sites is None:
             sites: dict[Node, list[Site]] = {}
-            for caller, summary in sorted(self.summaries.items()):
-                if not summary.full or not summary.sites:
-                    continue
+            callers = [(p, s) for p, s in self.summaries.items() if s.full and s.sites]
+            for caller, summary in sorted(callers, key=lambda item: item[0]):
                 where = self._where(caller)
                 for site in summary.sites:
                     targets: dict[Node, bool] = {}
