@@ -52,3 +52,25 @@ def test_every_rule_fires_in_its_fixtures() -> None:
         found = check_text(text, str(path), settings, prefilter=False).findings
         fired.update(f.code for f in found if f.code == code)
     assert {r.code for r in RULES if r.code != "RNG000"} <= fired
+
+
+def test_assignment_statements_are_those_a_full_walk_finds() -> None:
+    """RNG008 follows where a sampler is stored through the module's assignment statements,
+    found by a walk of the statements only: the same ones as a walk of every node."""
+    import ast
+    import warnings
+
+    from seedlint.analysis.epochs import _assignment_statements
+
+    compared = 0
+    for path in sorted((Path(__file__).parent / "fixtures").rglob("*.py")):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+        walked = [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign))]
+        assert {id(n) for n in _assignment_statements(tree)} == {id(n) for n in walked}, path
+        compared += 1
+    assert compared > 50

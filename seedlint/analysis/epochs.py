@@ -10,6 +10,7 @@ anywhere in the module."""
 from __future__ import annotations
 
 import ast
+import collections
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -78,9 +79,26 @@ def _stored_chains(facts: ModuleFacts, call: ast.Call) -> set[str]:
 def _assignments(facts: ModuleFacts) -> list[Union[ast.Assign, ast.AnnAssign]]:
     cached = facts.__dict__.get("_epoch_assignments")
     if cached is None:
-        cached = [n for n in ast.walk(facts.tree) if isinstance(n, (ast.Assign, ast.AnnAssign))]
+        cached = _assignment_statements(facts.tree)
         facts.__dict__["_epoch_assignments"] = cached
     return list(cached)
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _assignment_statements(tree: ast.Module) -> list[Union[ast.Assign, ast.AnnAssign]]:
+    """Every ``=`` and annotated assignment statement of the module: only statements are
+    walked (an expression holds none), not every node as ``ast.walk`` does."""
+    found: list[Union[ast.Assign, ast.AnnAssign]] = []
+    queue: collections.deque[ast.AST] = collections.deque([tree])
+    while queue:
+        node = queue.popleft()
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            found.append(node)
+        for name in _BODIES:
+            queue.extend(getattr(node, name, ()))
+    return found
 
 
 def refers(expr: ast.AST, scope: Scope, refs: Refs) -> bool:

@@ -635,8 +635,16 @@ class NameResolver:
         the names themselves, import aliases, assigned aliases and subclasses, to a fixpoint.
 
         A cheap gate before resolution: a call whose last name is not in this set cannot mean
-        any of them, so rules skip resolving it.
+        any of them, so rules skip resolving it. (Computed once per set of names: the rules
+        and the summary ask for the same ones.)
         """
+        memo: dict[frozenset[str], frozenset[str]] = self.__dict__.setdefault("_spelling_memo", {})
+        known = memo.get(last_names)
+        if known is None:
+            known = memo[last_names] = self._spellings(last_names)
+        return known
+
+    def _spellings(self, last_names: frozenset[str]) -> frozenset[str]:
         found = set(last_names)
         bindings = [
             (name, binding)
