@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from seedlint.analysis.facts import BoundCall, ModuleFacts
-from seedlint.analysis.names import Scope, dotted_name, lookup
+from seedlint.analysis.names import STATEMENT_FIELDS, Scope, dotted_name, lookup
 
 Loop = Union[ast.For, ast.AsyncFor, ast.While]
 
@@ -84,9 +84,6 @@ def _assignments(facts: ModuleFacts) -> list[Union[ast.Assign, ast.AnnAssign]]:
     return list(cached)
 
 
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
 def _assignment_statements(tree: ast.Module) -> list[Union[ast.Assign, ast.AnnAssign]]:
     """Every ``=`` and annotated assignment statement of the module: only statements are
     walked (an expression holds none), not every node as ``ast.walk`` does."""
@@ -96,7 +93,7 @@ def _assignment_statements(tree: ast.Module) -> list[Union[ast.Assign, ast.AnnAs
         node = queue.popleft()
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             found.append(node)
-        for name in _BODIES:
+        for name in STATEMENT_FIELDS:
             queue.extend(getattr(node, name, ()))
     return found
 

@@ -57,6 +57,10 @@ def module_spellings(module: str) -> frozenset[str]:
     return frozenset(names)
 
 
+# The fields of a node that hold statements (or handlers and cases, which hold them): a walk
+# of these alone meets every statement, and no expression.
+STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 ScopeNode = Union[
     ast.Module,

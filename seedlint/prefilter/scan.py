@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import keyword
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from seedlint.analysis.names import module_spellings
 
@@ -58,6 +58,15 @@ def _assignment_pattern(name: bytes) -> re.Pattern[bytes]:
     return re.compile(re.escape(name) + rb"[ \t\f)\\]*(?::[^=\r\n]*)?:?=(?!=)")
 
 
+def _assignments_of(raw: bytes, name: bytes) -> Iterator[re.Match[bytes]]:
+    """The matches of :func:`_assignment_pattern` that start the name itself (not a longer
+    name ending in it, nor an attribute)."""
+    for match in _assignment_pattern(name).finditer(raw):
+        start = match.start()
+        if not start or not (_is_word(raw[start - 1]) or raw[start - 1] == ord(".")):
+            yield match
+
+
 # After `name =`: a dotted name, possibly `a if c else b`, to the end of the statement.
 _DOTTED_RHS = re.compile(rb"[ \t\f]*([\w. \t\f]*)")
 _DOTTED = re.compile(rb"[A-Za-z_]\w*(?:\.\w+)*")
@@ -86,10 +95,7 @@ def _name_may_denote(raw: bytes, name: bytes, modules: frozenset[str], seen: set
             for match in _import_alias_pattern(name).finditer(listed):
                 if match.group(1).decode() in modules:
                     return True
-    for match in _assignment_pattern(name).finditer(raw):
-        start = match.start()
-        if start and (_is_word(raw[start - 1]) or raw[start - 1] == ord(".")):
-            continue  # part of a longer name, or an attribute
+    for match in _assignments_of(raw, name):
         found = match.group(0)
         if found.count(b'"') % 2 or found.count(b"'") % 2:
             return True  # `name: "a=b" = ...`: the `=` found is in a string of the annotation
@@ -275,12 +281,8 @@ def import_lists(raw: bytes) -> tuple[bytes, ...]:
 def assigns(raw: bytes, name: str) -> bool:
     """Whether the text may assign ``name`` (``name =``, ``name: T =``, ``name :=``, in a
     tuple of targets) anywhere; an annotation (``x: name = ...``) is no assignment of it."""
-    encoded = name.encode()
-    for match in _assignment_pattern(encoded).finditer(raw):
-        start = match.start()
-        if start and (_is_word(raw[start - 1]) or raw[start - 1] == ord(".")):
-            continue  # part of a longer name, or an attribute
-        before = start - 1
+    for match in _assignments_of(raw, name.encode()):
+        before = match.start() - 1
         while before >= 0 and raw[before] in b" \t\f":
             before -= 1
         if before >= 0 and raw[before] in b":|":
@@ -308,6 +310,9 @@ def imports_any(raw: bytes, names: Iterable[str]) -> bool:
 _BUDGET = 256
 
 
+_ASCII_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
 @functools.lru_cache(maxsize=64)
 def _anchors(attrs: frozenset[str]) -> tuple[tuple[bytes, ...], frozenset[bytes]]:
     """The attribute names that hold no other one (each name holds one of them: a literal
@@ -328,10 +333,10 @@ def _attribute_dots(raw: bytes, attrs: frozenset[str]) -> list[int] | None:
         at = raw.find(anchor)
         while at >= 0:
             start = at
-            while start > 0 and _is_ascii_word(raw[start - 1]):
+            while start > 0 and raw[start - 1] in _ASCII_WORD:
                 start -= 1
             end = at + len(anchor)
-            while end < size and _is_ascii_word(raw[end]):
+            while end < size and raw[end] in _ASCII_WORD:
                 end += 1
             if raw[start:end] in names:
                 index = start - 1
@@ -347,13 +352,6 @@ def _attribute_dots(raw: bytes, attrs: frozenset[str]) -> list[int] | None:
                     dots.add(index)
             at = raw.find(anchor, end)
     return sorted(dots)
-
-
-_ASCII_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-
-
-def _is_ascii_word(char: int) -> bool:
-    return char in _ASCII_WORD
 
 
 def may_reach(raw: bytes, attrs: frozenset[str], modules: frozenset[str]) -> bool:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
-from seedlint.analysis.names import FunctionNode, Scope, lookup
+from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, lookup
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
 from seedlint.prefilter.scan import may_mean
@@ -279,9 +279,6 @@ def draws_words(raw: bytes) -> bool:
     return any(word in raw for word in _DRAW_WORDS)
 
 
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
 def module_keys(facts: ModuleFacts) -> dict[int, str]:
     """:func:`function_keys` of the module, computed once per facts (the summary, RNG004 and
     the loader builders all ask) from the scopes the name resolver built: each definition's
@@ -314,7 +311,7 @@ def function_keys(tree: ast.Module) -> dict[int, str]:
     stack: list[tuple[ast.AST, str]] = [(tree, "")]
     while stack:
         node, prefix = stack.pop()
-        for name in _BODIES:
+        for name in STATEMENT_FIELDS:
             for child in getattr(node, name, ()):
                 if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     key = prefix + child.name
