@@ -10,7 +10,7 @@ from typing import Optional
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import ConfigError, Settings, did_you_mean, path_matches
 from seedlint.fixes.options import DEFAULT_LINE_LENGTH, FixOptions
-from seedlint.prefilter.words import EncodedGroups, WordScan, encode
+from seedlint.prefilter.words import EncodedGroups, WordScan, encode, register
 from seedlint.rules import BY_CODE, Rule
 
 INVALID_FILE = "RNG000"
@@ -83,6 +83,7 @@ class Selection:
         options = analysis_options(settings)
         rules = [r() for r in BY_CODE.values() if r.code in enabled and r.code != INVALID_FILE]
         words = tuple(encode(rule.triggers(options)) for rule in rules)
+        register(word for groups in words for group in groups for word in group)
         return cls(
             settings,
             frozenset(enabled),

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions
+
+if TYPE_CHECKING:
+    from seedlint.prefilter._wordscan import Matcher
+
+_Matcher: Optional[type[Matcher]]
+try:  # the C accelerator, compiled when the package was built (optional)
+    from seedlint.prefilter._wordscan import MAX_WORDS
+    from seedlint.prefilter._wordscan import Matcher as _Matcher
+except ImportError:  # pragma: no cover - built without a C compiler
+    _Matcher, MAX_WORDS = None, 0
 
 # A rule's trigger groups: each group needs one of its words in the file.
 WordGroups = tuple[tuple[str, ...], ...]
@@ -46,18 +56,94 @@ def _stems_of(word: bytes) -> tuple[bytes, ...]:
     return found
 
 
+class Vocabulary:
+    """The words every :class:`WordScan` looks up in one pass of the C accelerator
+    (``seedlint.prefilter._wordscan``), each with its bit: exact words, and lower-case words
+    found in any case (``folded``). Immutable: :func:`register` makes a larger one, and a scan
+    keeps the one it was made with. A word outside it is searched for in Python."""
+
+    __slots__ = ("exact", "folded", "groups", "matcher")
+
+    def __init__(self, exact: dict[bytes, int], folded: dict[bytes, int]) -> None:
+        self.exact = exact
+        self.folded = folded
+        # word groups -> one mask per group (None: a word of a group is not in the vocabulary)
+        self.groups: dict[tuple[tuple[bytes, ...], ...], Optional[tuple[int, ...]]] = {}
+        # The matcher's word i has the bit 1 << i.
+        order = sorted(
+            [(bit, word, False) for word, bit in exact.items()]
+            + [(bit, word, True) for word, bit in folded.items()]
+        )
+        assert _Matcher is not None
+        self.matcher = _Matcher([word for _, word, _ in order], [fold for _, _, fold in order])
+
+    def masks(self, groups: Sequence[tuple[bytes, ...]]) -> Optional[tuple[int, ...]]:
+        key = tuple(groups)
+        found = self.groups.get(key, False)
+        if found is False:
+            masks: list[int] = []
+            for group in key:
+                bits = [self.exact.get(word) for word in group]
+                if None in bits:
+                    found = None
+                    break
+                masks.append(sum(b for b in bits if b is not None))
+            else:
+                found = tuple(masks)
+            self.groups[key] = found
+        return found  # type: ignore[return-value]
+
+
+# The vocabulary scans are made with; None without the accelerator.
+_VOCABULARY: list[Optional[Vocabulary]] = [None]
+
+
+def accelerated() -> bool:
+    """Whether word scans run in the C accelerator (it was compiled when seedlint was built)."""
+    return _Matcher is not None
+
+
+def register(words: Iterable[bytes], folded: bool = False) -> None:
+    """Add words to the vocabulary of every scan made from now on (``folded``: lower-case
+    words looked up in any case). Up to the accelerator's limit; the words beyond it, and
+    every word without the accelerator, are searched for one by one."""
+    if _Matcher is None:
+        return
+    current = _VOCABULARY[0]
+    exact = dict(current.exact) if current is not None else {}
+    lower = dict(current.folded) if current is not None else {}
+    table = lower if folded else exact
+    size = len(exact) + len(lower)
+    for word in words:
+        if word and word not in table and size < MAX_WORDS and (not folded or word == word.lower()):
+            table[word] = 1 << size
+            size += 1
+    if current is None or size != len(current.exact) + len(current.folded):
+        _VOCABULARY[0] = Vocabulary(exact, lower)
+
+
 class WordScan:
     """Looks each word up in ``raw`` once, however many rules (and the project index's
-    pre-filter) share it; a word holding a stem the file lacks (in any case) is not looked
-    for. The answers are exact: a word is found if and only if it occurs in ``raw``."""
+    pre-filter) share it. With the C accelerator, one pass finds every word of the
+    vocabulary (:func:`register`); a word outside it (or every word, without the
+    accelerator) is searched for alone, unless it holds a stem the file lacks (in any case).
+    The answers are exact: a word is found if and only if it occurs in ``raw``."""
 
-    __slots__ = ("_folded", "_lower", "_seen", "raw")
+    __slots__ = ("_folded", "_found", "_lower", "_seen", "_vocabulary", "raw")
 
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
         self._seen: dict[bytes, bool] = {}
         self._lower: Optional[bytes] = None
         self._folded: dict[bytes, bool] = {}  # lower-case word -> found in any case
+        self._vocabulary = _VOCABULARY[0]
+        self._found = -1  # the vocabulary's words found (bits); -1: not scanned yet
+
+    def _matched(self, vocabulary: Vocabulary) -> int:
+        found = self._found
+        if found < 0:
+            found = self._found = vocabulary.matcher.scan(self.raw)
+        return found
 
     def lower(self) -> bytes:
         """The file's bytes in lower case (computed once)."""
@@ -68,12 +154,22 @@ class WordScan:
 
     def has_folded(self, word: bytes) -> bool:
         """Whether ``word`` (in lower case) occurs in the file in any case."""
+        vocabulary = self._vocabulary
+        if vocabulary is not None:
+            bit = vocabulary.folded.get(word)
+            if bit is not None:
+                return bool(self._matched(vocabulary) & bit)
         found = self._folded.get(word)
         if found is None:
             found = self._folded[word] = word in self.lower()
         return found
 
     def has(self, word: bytes) -> bool:
+        vocabulary = self._vocabulary
+        if vocabulary is not None:
+            bit = vocabulary.exact.get(word)
+            if bit is not None:
+                return bool(self._matched(vocabulary) & bit)
         found = self._seen.get(word)
         if found is None:
             found = all(map(self.has_folded, _stems_of(word))) and word in self.raw
@@ -84,4 +180,13 @@ class WordScan:
         return any(self.has(word) for word in words)
 
     def all_groups(self, groups: Sequence[tuple[bytes, ...]]) -> bool:
+        vocabulary = self._vocabulary
+        if vocabulary is not None:
+            masks = vocabulary.masks(groups)
+            if masks is not None:
+                found = self._matched(vocabulary)
+                return all(found & mask for mask in masks)
         return all(any(self.has(word) for word in group) for group in groups)
+
+
+register(STEMS, folded=True)

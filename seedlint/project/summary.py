@@ -25,7 +25,7 @@ from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, looku
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
 from seedlint.prefilter.scan import may_mean
-from seedlint.prefilter.words import WordScan
+from seedlint.prefilter.words import WordScan, register
 
 # The streams a seeding call sets: `random`, `np.random`, torch (CPU and every device), CUDA's
 # current device, every CUDA device.
@@ -228,6 +228,7 @@ _LOADER_WORDS = (
     b"_loader",
     b"loader =",
 )
+register((*_LOADER_STEMS, *_LOADER_WORDS, b"__main__"))  # looked up in every module
 _DRAW_WORDS = (
     b"nn.",
     b"rand",
