@@ -254,3 +254,59 @@ def test_module_keys_equal_the_statement_walk_on_the_fixtures() -> None:
         assert module_keys(ModuleFacts(tree, AnalysisOptions(), "")) == function_keys(tree)
         compared += 1
     assert compared > 50
+
+
+def _callers_by_brute_force(index: ProjectIndex) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Every function's callers, from the callees of every function of the project."""
+    callers: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for path, summary in index.summaries.items():
+        if summary.full:
+            for key in summary.functions:
+                for callee in index.callees((path, key)):
+                    callers.setdefault(callee, []).append((path, key))
+    return callers
+
+
+_RENAMING_PROJECT = {
+    "pkg/__init__.py": "from .core import seed_all as everything\nfrom .base import Base\n",
+    "pkg/core.py": "import random\n\ndef seed_all(s):\n    random.seed(s)\n",
+    "pkg/base.py": (
+        "from .core import seed_all\n\nclass Base:\n    def __init__(self):\n"
+        "        seed_all(0)\n\n    def m(self):\n        seed_all(1)\n"
+    ),
+    "pkg/more.py": "from .base import Base as Renamed\n\nclass Leaf(Renamed):\n    pass\n",
+    "app.py": (
+        "import pkg\nfrom pkg import Base as B\nfrom pkg.more import Leaf\n"
+        "from pkg.core import *\n\n"
+        "class D(B):\n    def __init__(self):\n        super().__init__()\n        self.m()\n\n"
+        "def outer():\n    def inner():\n        seed_all(2)\n    inner()\n    D()\n    Leaf()\n\n"
+        "pkg.everything(0)\nouter()\n"
+    ),
+}
+
+
+def test_callers_equal_the_brute_force_call_graph(tmp_path: Path) -> None:
+    """The index resolves only the call references whose names may stand for a function
+    (its name, an alias, a subclass's for ``__init__``): that finds every caller the whole
+    call graph has, on every fixture project and on a project that renames and re-exports."""
+    for name, text in _RENAMING_PROJECT.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    checked = 0
+    for root in [*projects(), tmp_path]:
+        index = index_for(root)
+        expected = _callers_by_brute_force(index)
+        # The project's functions (the index asks for the callers of those only, never of an
+        # external seeding call, of torch's randomness, or of a module not read).
+        nodes = [
+            (path, key) for path, summary in index.summaries.items() for key in summary.functions
+        ]
+        for node in sorted(nodes):
+            assert index.callers(node) == expected.get(node, []), (root.name, node)
+            checked += bool(expected.get(node))
+    assert checked > 20
+    renamed = index_for(tmp_path)
+    seed_all = (str(tmp_path / "pkg" / "core.py"), "seed_all")
+    init = (str(tmp_path / "pkg" / "base.py"), "Base.__init__")
+    assert {key for _, key in renamed.callers(seed_all)} >= {"", "outer.inner", "Base.__init__"}
+    assert {key for _, key in renamed.callers(init)} >= {"D.__init__"}  # super().__init__()

@@ -190,3 +190,27 @@ class WordScan:
 
 
 register(STEMS, folded=True)
+
+
+class WordSet:
+    """Which of many words occur in a text (as substrings, in their case): one pass of the
+    C accelerator for each 64 of them, or one search per word without it. For words known
+    only at run time (the project index's caller words), which no vocabulary holds."""
+
+    def __init__(self, words: Iterable[bytes]) -> None:
+        self.words = [word for word in dict.fromkeys(words) if word]
+        self._matchers: list[tuple[list[bytes], Matcher]] = []
+        if _Matcher is not None:
+            for start in range(0, len(self.words), MAX_WORDS):
+                part = self.words[start : start + MAX_WORDS]
+                self._matchers.append((part, _Matcher(part, [False] * len(part))))
+
+    def found(self, raw: bytes) -> list[bytes]:
+        """The words that occur in ``raw``, in the order given."""
+        if _Matcher is None:
+            return [word for word in self.words if word in raw]
+        found: list[bytes] = []
+        for part, matcher in self._matchers:
+            bits = matcher.scan(raw)
+            found.extend(word for index, word in enumerate(part) if bits >> index & 1)
+        return found

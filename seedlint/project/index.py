@@ -136,7 +136,10 @@ class ProjectIndex:
             if path not in layout.paths:
                 layout.add(path)
         self._refs: dict[tuple[str, str], tuple[Node, ...]] = {}
-        self._callers: Optional[dict[Node, list[Node]]] = None
+        self._callers: dict[Node, list[Node]] = {}
+        self._references: list[tuple[Node, str]] = []  # (caller, call reference)
+        self._by_name: Optional[dict[str, list[int]]] = None
+        self._standing: Optional[dict[str, list[tuple[str, str]]]] = None
         self._closures: dict[Node, Closure] = {}
         self._draws: dict[str, bool] = {}  # may_draw of modules known from their bytes
         self._sites: Optional[dict[Node, list[Site]]] = None
@@ -326,17 +329,76 @@ class ProjectIndex:
         return result
 
     def callers(self, node: Node) -> list[Node]:
-        if self._callers is None:
-            callers: dict[Node, list[Node]] = {}
+        """The functions of the project whose calls reach ``node`` directly, once per call
+        reference that resolves to it, in the project's order (modules, their functions,
+        their calls). Only the references by a name that may stand for ``node`` are
+        resolved (:meth:`_names_for`): a reference resolves to a function under its own
+        last name, an import alias of it, or (for ``__init__``) a class deriving from its
+        class."""
+        found = self._callers.get(node)
+        if found is None:
+            found = []
+            by_name = self._references_by_name()
+            chosen = sorted(i for name in self._names_for(node[1]) for i in by_name.get(name, ()))
+            for index in chosen:
+                caller, reference = self._references[index]
+                if node in self.resolve(caller[0], reference):
+                    found.append(caller)
+            self._callers[node] = found
+        return found
+
+    def _references_by_name(self) -> dict[str, list[int]]:
+        """Every call reference of the project's functions (``_references``: caller and
+        reference, in the project's order), by the reference's last name."""
+        if self._by_name is None:
+            by_name: dict[str, list[int]] = {}
             for path, summary in self.summaries.items():
                 if not summary.full:
                     continue
-                for key in summary.functions:
+                for key, function in summary.functions.items():
                     caller = (path, key)
-                    for callee in self.callees(caller):
-                        callers.setdefault(callee, []).append(caller)
-            self._callers = callers
-        return self._callers.get(node, [])
+                    for reference in function.calls:
+                        by_name.setdefault(reference_name(reference), []).append(
+                            len(self._references)
+                        )
+                        self._references.append((caller, reference))
+            self._by_name = by_name
+        return self._by_name
+
+    def _names_for(self, key: str) -> set[str]:
+        """The last names a call reference may have to resolve to the function ``key``: its
+        own (a method's: ``self.m()``, ``super().m()``), its class's for ``__init__`` (``C()``),
+        and the names standing for those (:meth:`standing`)."""
+        parts = key.rsplit(".", 2)
+        names = {parts[-1]}
+        if parts[-1] == "__init__" and len(parts) > 1:
+            names.add(parts[-2])
+        standing = self.standing()
+        pending = list(names)
+        while pending:
+            for name, _ in standing.get(pending.pop(), ()):
+                if name and name not in names:
+                    names.add(name)
+                    pending.append(name)
+        return names
+
+    def standing(self) -> dict[str, list[tuple[str, str]]]:
+        """``name -> [(name standing for it, module)]`` over the modules read: a class
+        deriving from a class by that name (its ``__init__``, its methods), an import or
+        alias of it under another name (a re-export)."""
+        if self._standing is None:
+            standing: dict[str, list[tuple[str, str]]] = {}
+            for path, summary in self.summaries.items():
+                if not summary.full:
+                    continue  # no classes or imports known
+                for key, info in summary.classes.items():
+                    name = key.rsplit(".", 1)[-1]
+                    for base in {reference_name(base) for base in info.bases}:
+                        standing.setdefault(base, []).append((name, path))
+                for name, target in summary.aliases.items():
+                    standing.setdefault(target.rsplit(".", 1)[-1], []).append((name, path))
+            self._standing = standing
+        return self._standing
 
     def closure(self, start: Node) -> Closure:
         """What ``start`` and everything it calls in the project seed and draw. Seeding inside
@@ -775,19 +837,8 @@ def caller_words(index: ProjectIndex, paths: Iterable[str]) -> dict[str, set[str
                 add(key.split(".", 1)[0], node_path)
     # Names standing for one of them: a subclass, an import (a re-export), a star import,
     # followed from each name to the names standing for it (each link once).
-    standing: dict[str, list[tuple[str, str]]] = {}  # a name -> (name standing for it, where)
-    stars: list[str] = []
-    for path, summary in index.summaries.items():
-        if not summary.full:
-            continue  # no classes, imports or star imports known
-        for key, info in summary.classes.items():
-            name = key.rsplit(".", 1)[-1]
-            for base in {reference_name(base) for base in info.bases}:
-                standing.setdefault(base, []).append((name, path))
-        for name, target in summary.aliases.items():
-            standing.setdefault(target.rsplit(".", 1)[-1], []).append((name, path))
-        if summary.stars:
-            stars.append(path)
+    standing = index.standing()  # a name -> (name standing for it, where)
+    stars = [path for path, summary in index.summaries.items() if summary.full and summary.stars]
     pending = list(words)
     while pending:
         for name, path in standing.get(pending.pop(), ()):

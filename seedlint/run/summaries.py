@@ -28,6 +28,7 @@ from typing import Any, Optional
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.config import ConfigError, Settings, SettingsResolver
 from seedlint.engine.check import collector_paused
+from seedlint.prefilter.words import WordSet
 from seedlint.project.hints import ClassHint, class_hint, possible_loader_names
 from seedlint.project.index import ProjectIndex, caller_words
 from seedlint.project.layout import Layout, find_root
@@ -384,10 +385,16 @@ class _Deferred:
         they star-import from such a module (a re-export the caller goes through)."""
         new = [word for word in words if word and word not in self._searched]
         self._searched.update(new)
+        search = WordSet(word.encode() for word in new)
         for path in paths if new else ():
             raw = self.raw(path)
-            # Substring searches first: many times faster than a regex over every module.
-            named = [w for w in new if w.encode() in raw and _whole(w).search(raw) is not None]
+            # Substring searches first (one pass for them all): many times faster than a
+            # regex over every module.
+            named = [
+                word.decode()
+                for word in search.found(raw)
+                if _whole(word.decode()).search(raw) is not None
+            ]
             if named:
                 self._found.setdefault(path, set()).update(named)
         modules = _names(name for via in words.values() for name in via)
