@@ -222,3 +222,36 @@ def test_rng004_writes_no_literal_in_library_code() -> None:
     script += "    model = torch.nn.Linear(2, 2)\n"
     findings = [f for f in check(script, "run.py", Settings()).findings if f.code == "RNG004"]
     assert findings
+
+
+def test_the_module_walks_skip_only_statements_that_hold_nothing() -> None:
+    """The fix titles' module-wide walks (seed-like reads, comparisons with None) skip the
+    statements on rows without `seed` / `None`: on every fixture (and on reads that only a
+    decorator or a continuation row holds) they find what a walk of every node finds."""
+    import warnings
+
+    from seedlint.fixes.seeds import _none_tested, _seed_reads
+
+    sources = [
+        "@use(args.seed)\ndef f():\n    pass\n\nclass C:\n    @with_seed(\n        cfg['seed']\n"
+        "    )\n    def m(self):\n        if self.rng_seed is None:\n            pass\n",
+        "x = (\n    opts\n    .SEED\n)\ny = f(a,\n      b) == None\n",
+        "a = 1\r\nb = args.seed\rc = d is not None\n",  # every line break the parser knows
+    ]
+    root = Path(__file__).parent / "fixtures"
+    sources.extend(p.read_bytes().decode("utf-8", "replace") for p in sorted(root.rglob("*.py")))
+    compared = 0
+    for text in sources:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        pruned, whole = ModuleFacts(tree, text=text), ModuleFacts(tree, text="")
+        reads = [(read, id(node), id(scope.node)) for read, node, scope in _seed_reads(pruned)]
+        every = [(read, id(node), id(scope.node)) for read, node, scope in _seed_reads(whole)]
+        assert reads == every
+        assert _none_tested(pruned) == _none_tested(whole)
+        compared += bool(every)
+    assert compared > 10

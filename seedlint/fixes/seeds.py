@@ -132,7 +132,7 @@ def _none_tested(facts: ModuleFacts) -> frozenset[str]:
 
     def find() -> frozenset[str]:
         tested: set[str] = set()
-        for node in ast.walk(facts.tree):
+        for node in _walk_rows(facts, _NONE_ROWS):
             if isinstance(node, ast.Compare) and len(node.ops) == 1:
                 right = node.comparators[0]
                 if isinstance(right, ast.Constant) and right.value is None:
@@ -657,9 +657,12 @@ def _seed_reads(facts: ModuleFacts) -> list[_SeedRead]:
     found: list[_SeedRead] = []
     stack: list[tuple[ast.AST, Scope]] = [(facts.tree, facts.builder.module_scope)]
     scope_of = facts.builder.scope_of
+    rows = _rows(facts, _SEED_ROWS)
     while stack:
         node, scope = stack.pop()
         for child in ast.iter_child_nodes(node):
+            if rows is not None and isinstance(child, ast.stmt) and not _on_rows(child, rows):
+                continue  # no seed-like name on its rows: no read in it
             inner = scope_of.get(id(child))
             if inner is not None:
                 stack.append((child, inner))
@@ -672,6 +675,52 @@ def _seed_reads(facts: ModuleFacts) -> list[_SeedRead]:
             stack.append((child, scope))
     facts.__dict__["_fixes_seed_reads"] = found
     return found
+
+
+# Rows of the text a module-wide walk needs (a statement on no such row holds nothing it
+# looks for, and is skipped whole): a seed-like name (every ``_SEED_NAME`` holds `seed`),
+# a comparison with None.
+_SEED_ROWS = re.compile(r"seed", re.I)
+_NONE_ROWS = re.compile(r"None")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as the parser counts rows
+
+
+def _rows(facts: ModuleFacts, pattern: re.Pattern[str]) -> Optional[list[int]]:
+    """The rows (sorted) of the module's text where ``pattern`` matches; None without the
+    text (then nothing is skipped)."""
+
+    def find() -> Optional[list[int]]:
+        text = facts.text
+        if not text:
+            return None
+        matches = [match.start() for match in pattern.finditer(text)]
+        if not matches:
+            return []
+        starts = [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
+        return sorted({bisect.bisect_right(starts, at) for at in matches})
+
+    return facts.once(f"fixes.rows.{pattern.pattern}", find)
+
+
+def _on_rows(statement: ast.stmt, rows: list[int]) -> bool:
+    """Whether the statement (with its decorators) spans one of ``rows``."""
+    first = statement.lineno
+    for decorator in getattr(statement, "decorator_list", ()):
+        first = min(first, decorator.lineno)
+    index = bisect.bisect_left(rows, first)
+    return index < len(rows) and rows[index] <= (statement.end_lineno or statement.lineno)
+
+
+def _walk_rows(facts: ModuleFacts, pattern: re.Pattern[str]) -> Iterator[ast.AST]:
+    """Every node of the module, but for the statements on no row matching ``pattern``."""
+    rows = _rows(facts, pattern)
+    stack: list[ast.AST] = [facts.tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if rows is None or not isinstance(child, ast.stmt) or _on_rows(child, rows):
+                stack.append(child)
 
 
 def _seed_read(node: ast.AST) -> Optional[tuple[str, str, bool]]:
