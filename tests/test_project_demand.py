@@ -263,3 +263,26 @@ def test_the_servers_cheap_test_never_misses_a_module_that_needs_the_project() -
             assert may_need_project(checked.facts), path
         checked.release()
     assert needing >= 20
+
+
+def test_a_loader_class_under_other_names_is_found(tmp_path: Path) -> None:
+    """A DataLoader subclass reached only under a name that is not its own (a renamed
+    re-export): the index gates loader questions on the names that may stand for a loader
+    class, and that name is among them."""
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from torch.utils.data import DataLoader\n\n"
+            "from .loaders import AudioLoader as Feeder\n",
+            "pkg/loaders.py": "from torch.utils.data import DataLoader\n\n\n"
+            "class AudioLoader(DataLoader):\n    pass\n",
+            "train.py": "import pkg\n\n\ndef main():\n"
+            "    return pkg.Feeder(range(4), shuffle=True)\n",
+        },
+    )
+    train = str(tmp_path / "train.py")
+    full = index_for(tmp_path)
+    found = {qualname for qualname, _ in full.loader_class_answers(train)}
+    assert found == {"pkg.Feeder"}
+    index, _ = _lazy(tmp_path, [train])
+    assert index.answers(train) == full.answers(train)

@@ -560,6 +560,10 @@ class ProjectIndex:
         return self._loader_class_of(os.path.abspath(path), qualname)
 
     def _loader_class_of(self, path: str, qualname: str) -> Optional[LoaderClass]:
+        if self._hints is not None and qualname.rsplit(".", 1)[-1] not in self._loaders:
+            # No class of that name may be a loader anywhere in the project, and no name
+            # may stand for one under it (an alias of one is itself among the names).
+            return None
         key = (path, qualname)  # ``path`` absolute
         if key not in self._loader_classes:
             self._loader_classes[key] = None  # a name defined in terms of itself: nothing
