@@ -23,7 +23,7 @@ from typing import Optional
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.analysis.names import canonical
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
-from seedlint.project.hints import ClassHint
+from seedlint.project.hints import ClassHint, possible_loader_names
 from seedlint.project.layout import Layout
 from seedlint.project.summary import (
     CUDA,
@@ -907,7 +907,10 @@ def project_decides(index: ProjectIndex, path: str, display: str, summary: Modul
 def single(path: str, summary: ModuleSummary, paths: Iterable[str] = ()) -> ProjectIndex:
     """An index of one module (standard input, or a check without a project)."""
     folder = Path(os.path.dirname(os.path.abspath(path)))
-    return ProjectIndex(Layout(folder, paths), {path: summary})
+    # Its one module is read: the names that may be a loader class are known.
+    targets = AnalysisOptions().all_dataloader_classes
+    loaders = possible_loader_names({path: summary}, (), targets)
+    return ProjectIndex(Layout(folder, paths), {path: summary}, {}, loaders, targets)
 
 
 # The index of the run in progress: set by the run layer before the pool forks (and by the
