@@ -310,3 +310,18 @@ def test_callers_equal_the_brute_force_call_graph(tmp_path: Path) -> None:
     init = (str(tmp_path / "pkg" / "base.py"), "Base.__init__")
     assert {key for _, key in renamed.callers(seed_all)} >= {"", "outer.inner", "Base.__init__"}
     assert {key for _, key in renamed.callers(init)} >= {"D.__init__"}  # super().__init__()
+
+
+def test_call_sites_name_only_references_their_functions_call() -> None:
+    """The index looks for the re-exports a caller goes through among the functions' call
+    references alone: every call site's references are among them."""
+    sites = 0
+    for path in sorted(FIXTURES.rglob("*.py")):
+        summary = summary_of(path.read_bytes(), str(path), AnalysisOptions())
+        calls = {
+            reference for function in summary.functions.values() for reference in function.calls
+        }
+        for site in summary.sites:
+            assert set(site.references) <= calls, (path, site)
+            sites += 1
+    assert sites > 20

@@ -109,6 +109,45 @@ class LoaderClass:
     init: Optional[Init]
 
 
+class _Derived:
+    """What the index derives from one module's summary, once per summary object (the
+    rounds of a build, and the builds of a session, share most summaries): its call
+    references by last name (``(order, function key, reference)``, in the module's order),
+    and ``(name, name standing for it)`` for its classes' bases and its imports."""
+
+    __slots__ = ("calls", "standing", "summary")
+
+    def __init__(self, summary: ModuleSummary) -> None:
+        self.summary = summary
+        self.calls: dict[str, list[tuple[int, str, str]]] = {}
+        order = 0
+        for key, function in summary.functions.items():
+            for reference in function.calls:
+                self.calls.setdefault(reference_name(reference), []).append((order, key, reference))
+                order += 1
+        self.standing: list[tuple[str, str]] = []
+        for key, info in summary.classes.items():
+            name = key.rsplit(".", 1)[-1]
+            self.standing.extend(
+                (base, name) for base in sorted({reference_name(b) for b in info.bases})
+            )
+        for name, target in summary.aliases.items():
+            self.standing.append((target.rsplit(".", 1)[-1], name))
+
+
+_DERIVED: dict[int, _Derived] = {}
+_DERIVED_LIMIT = 200_000  # summaries kept derived (a long session's older ones are let go)
+
+
+def _derived(summary: ModuleSummary) -> _Derived:
+    found = _DERIVED.get(id(summary))
+    if found is None or found.summary is not summary:
+        if len(_DERIVED) >= _DERIVED_LIMIT:
+            _DERIVED.clear()
+        found = _DERIVED[id(summary)] = _Derived(summary)
+    return found
+
+
 class ProjectIndex:
     def __init__(
         self,
@@ -137,8 +176,8 @@ class ProjectIndex:
                 layout.add(path)
         self._refs: dict[tuple[str, str], tuple[Node, ...]] = {}
         self._callers: dict[Node, list[Node]] = {}
-        self._references: list[tuple[Node, str]] = []  # (caller, call reference)
-        self._by_name: Optional[dict[str, list[int]]] = None
+        self._full_modules: Optional[list[tuple[str, _Derived]]] = None
+        self._by_name: dict[str, list[int]] = {}  # a name -> the modules calling by it
         self._standing: Optional[dict[str, list[tuple[str, str]]]] = None
         self._closures: dict[Node, Closure] = {}
         self._draws: dict[str, bool] = {}  # may_draw of modules known from their bytes
@@ -337,33 +376,41 @@ class ProjectIndex:
         class."""
         found = self._callers.get(node)
         if found is None:
-            found = []
-            by_name = self._references_by_name()
-            chosen = sorted(i for name in self._names_for(node[1]) for i in by_name.get(name, ()))
-            for index in chosen:
-                caller, reference = self._references[index]
-                if node in self.resolve(caller[0], reference):
-                    found.append(caller)
+            chosen: list[tuple[int, int, Node, str]] = []
+            full = self._full()
+            for name in self._names_for(node[1]):
+                for position in self._calling(name):
+                    path, derived = full[position]
+                    chosen.extend(
+                        (position, order, (path, key), reference)
+                        for order, key, reference in derived.calls[name]
+                    )
+            chosen.sort(key=lambda item: item[:2])
+            found = [caller for _, _, caller, ref in chosen if node in self.resolve(caller[0], ref)]
             self._callers[node] = found
         return found
 
-    def _references_by_name(self) -> dict[str, list[int]]:
-        """Every call reference of the project's functions (``_references``: caller and
-        reference, in the project's order), by the reference's last name."""
-        if self._by_name is None:
-            by_name: dict[str, list[int]] = {}
-            for path, summary in self.summaries.items():
-                if not summary.full:
-                    continue
-                for key, function in summary.functions.items():
-                    caller = (path, key)
-                    for reference in function.calls:
-                        by_name.setdefault(reference_name(reference), []).append(
-                            len(self._references)
-                        )
-                        self._references.append((caller, reference))
-            self._by_name = by_name
-        return self._by_name
+    def _full(self) -> list[tuple[str, _Derived]]:
+        """The modules read (full summaries), in the project's order, each with what is
+        derived from its summary once (:func:`_derived`)."""
+        if self._full_modules is None:
+            self._full_modules = [
+                (path, _derived(summary))
+                for path, summary in self.summaries.items()
+                if summary.full
+            ]
+        return self._full_modules
+
+    def _calling(self, name: str) -> list[int]:
+        """The positions (in :meth:`_full`) of the modules with a call reference by ``name``."""
+        found = self._by_name.get(name)
+        if found is None:
+            found = self._by_name[name] = [
+                position
+                for position, (_, derived) in enumerate(self._full())
+                if name in derived.calls
+            ]
+        return found
 
     def _names_for(self, key: str) -> set[str]:
         """The last names a call reference may have to resolve to the function ``key``: its
@@ -388,15 +435,9 @@ class ProjectIndex:
         alias of it under another name (a re-export)."""
         if self._standing is None:
             standing: dict[str, list[tuple[str, str]]] = {}
-            for path, summary in self.summaries.items():
-                if not summary.full:
-                    continue  # no classes or imports known
-                for key, info in summary.classes.items():
-                    name = key.rsplit(".", 1)[-1]
-                    for base in {reference_name(base) for base in info.bases}:
-                        standing.setdefault(base, []).append((name, path))
-                for name, target in summary.aliases.items():
-                    standing.setdefault(target.rsplit(".", 1)[-1], []).append((name, path))
+            for path, derived in self._full():
+                for stood_for, name in derived.standing:
+                    standing.setdefault(stood_for, []).append((name, path))
             self._standing = standing
         return self._standing
 
@@ -489,15 +530,14 @@ class ProjectIndex:
         hide a caller of a function whose callers matter."""
         words = set(words)
         found: set[str] = set()
-        for path, summary in self.summaries.items():
-            if not summary.full:
-                continue
-            references = [r for f in summary.functions.values() for r in f.calls]
-            references += [r for site in summary.sites for r in site.references]
-            for reference in references:
-                if reference_name(reference) in words:
+        full = self._full()
+        for word in words:  # a call site's references are among its function's calls
+            for position in self._calling(word):
+                path, derived = full[position]
+                for _, _, reference in derived.calls[word]:
                     found.update(n[0] for n in self.resolve(path, reference) if n[1] == OPAQUE)
-            for info in summary.classes.values():
+        for path, derived in full:
+            for info in derived.summary.classes.values():
                 for base in info.bases:
                     if reference_name(base) in words:
                         found.update(c[0] for c in self._classes(path, base) if c[1] == OPAQUE)
