@@ -72,6 +72,14 @@ class Selection:
     _last: Optional[tuple[bytes, bool, tuple[Rule, ...]]] = field(
         default=None, repr=False, compare=False
     )
+    # Every word of every rule's first group: a file with none of them passes no rule (one
+    # test rules most files out).
+    _first: tuple[bytes, ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        first = {word for groups in self.words if groups for word in groups[0]}
+        every = all(groups for groups in self.words)  # a rule without groups always passes
+        self._first = tuple(sorted(first)) if every and self.words else ()
 
     @classmethod
     def build(cls, settings: Settings) -> Selection:
@@ -133,6 +141,9 @@ class Selection:
             return last[2]
         if scan is None or scan.raw is not raw:
             scan = WordScan(raw)
+        if self._first and not scan.any(self._first):
+            self._last = (raw, notebook, ())
+            return ()
         passed = tuple(
             rule
             for rule, groups in zip(self.rules, self.words)

@@ -77,6 +77,11 @@ class Vocabulary:
         assert _Matcher is not None
         self.matcher = _Matcher([word for _, word, _ in order], [fold for _, _, fold in order])
 
+    def mask(self, words: Sequence[bytes]) -> Optional[int]:
+        """The bits of ``words`` (None: one is not in the vocabulary)."""
+        found = self.masks((tuple(words),))
+        return None if found is None else found[0]
+
     def masks(self, groups: Sequence[tuple[bytes, ...]]) -> Optional[tuple[int, ...]]:
         key = tuple(groups)
         found = self.groups.get(key, False)
@@ -176,7 +181,14 @@ class WordScan:
             self._seen[word] = found
         return found
 
-    def any(self, words: Iterable[bytes]) -> bool:
+    def any(self, words: Sequence[bytes]) -> bool:
+        """Whether one of ``words`` occurs (one test with the accelerator, when the
+        vocabulary holds them all)."""
+        vocabulary = self._vocabulary
+        if vocabulary is not None:
+            mask = vocabulary.mask(words)
+            if mask is not None:
+                return bool(self._matched(vocabulary) & mask)
         return any(self.has(word) for word in words)
 
     def all_groups(self, groups: Sequence[tuple[bytes, ...]]) -> bool:

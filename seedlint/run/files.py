@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -48,16 +49,20 @@ def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
     try:
         descriptor = os.open(path, _READ_FLAGS)
         try:
-            parts = [os.read(descriptor, os.fstat(descriptor).st_size + 1)]
-            while parts[-1]:  # to the end, however the file changed since its size was read
-                parts.append(os.read(descriptor, 1 << 20))
+            info = os.fstat(descriptor)
+            parts = [os.read(descriptor, info.st_size + 1)]
+            # To the end, however the file changed since its size was read: a regular file
+            # read short is at its end (another file, a pipe say, is read until it says so).
+            if len(parts[0]) > info.st_size or not stat.S_ISREG(info.st_mode):
+                while parts[-1]:
+                    parts.append(os.read(descriptor, 1 << 20))
         finally:
             os.close(descriptor)
     except IsADirectoryError:
         return None, "cannot read: it is a folder"
     except OSError as error:
         return None, f"cannot read: {error.strerror or error}"
-    return parts[0] if len(parts) == 2 else b"".join(parts), None
+    return parts[0] if len(parts) <= 2 else b"".join(parts), None
 
 
 def _read(task: FileTask) -> tuple[Optional[bytes], list[Finding]]:
