@@ -113,24 +113,8 @@ def test_a_scan_keeps_the_vocabulary_it_was_made_with() -> None:
 
 
 def test_ci_builds_the_accelerator() -> None:
-    if not os.environ.get("CI"):
-        pytest.skip("outside CI a build without a C compiler is allowed")
+    """CI (``.ci/run``, on a machine with a C compiler) asks for the accelerator: the speed
+    targets assume it, and a build that silently lost it must not pass."""
+    if not os.environ.get("SEEDLINT_REQUIRE_ACCELERATOR"):
+        pytest.skip("a build without a C compiler is allowed (CI requires the accelerator)")
     assert accelerated(), "seedlint.prefilter._wordscan was not compiled"
-
-
-def test_a_build_without_the_accelerator_finds_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every fixture and example checked as a build without a C compiler checks them (each
-    word searched for in Python): the same findings."""
-    from seedlint.run.files import FileTask, check_files
-
-    root = FIXTURES.parent.parent
-    paths = sorted([*FIXTURES.rglob("*.py"), *(root / "examples").rglob("*.py")])
-    settings = Settings()
-    tasks = [FileTask(path, str(path), settings) for path in paths]
-    accelerated_run = check_files(tasks, 1, None)
-    monkeypatch.setattr(words, "_Matcher", None)
-    monkeypatch.setattr(words, "_VOCABULARY", [None])
-    assert not accelerated()
-    python_run = check_files(tasks, 1, None)
-    assert python_run == accelerated_run
-    assert len({f.code for f in python_run}) >= 8
