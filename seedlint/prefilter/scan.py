@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import keyword
 import re
+import sys
 from collections.abc import Iterable, Iterator
 
 from seedlint.analysis.names import module_spellings
@@ -406,3 +407,49 @@ def _attrs_and_modules(qualnames: frozenset[str]) -> tuple[frozenset[str], froze
         attrs.add(attr)
         modules |= module_spellings(module)
     return frozenset(attrs), frozenset(modules)
+
+
+# Comments and string literals, as Python 3.11's tokenizer ends them (a prefix changes no
+# string's extent; in a raw string a backslash still keeps the quote after it in): the
+# unrolled loops run in C over the runs of ordinary characters.
+_IGNORED = re.compile(
+    rb"#[^\r\n]*"
+    rb'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+    rb"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+    rb'|"[^"\r\n\\]*(?:\\.[^"\r\n\\]*)*"'
+    rb"|'[^'\r\n\\]*(?:\\.[^'\r\n\\]*)*'",
+    re.S,
+)
+# An f-string: from Python 3.12 its fields may hold strings in its own quotes, which the
+# scan above would end it at.
+_F_STRING = re.compile(rb"(?<![A-Za-z0-9_])[rRbB]?[fF][rRbB]?['\"]")
+_NESTED_QUOTES = sys.version_info >= (3, 12)
+
+
+def in_code(raw: bytes, words: Iterable[bytes]) -> bool:
+    """Whether one of ``words`` occurs in the text outside comments and string literals (a
+    name in docstrings and comments only cannot be called). Errs only towards yes: text that
+    is not a complete string (an unclosed quote) counts as code, and so does every word of a
+    file with f-strings where their fields may nest quotes (Python 3.12 and later)."""
+    spots = sorted(at for word in words if word for at in _positions(raw, word))
+    if not spots:
+        return False
+    if _NESTED_QUOTES and _F_STRING.search(raw) is not None:
+        return True
+    ignored = _IGNORED.finditer(raw)
+    span: re.Match[bytes] | None = None
+    for at in spots:
+        while span is None or span.end() <= at:
+            span = next(ignored, None)
+            if span is None:
+                return True  # after the last comment or string: code
+        if span.start() > at:
+            return True  # between two comments or strings: code
+    return False
+
+
+def _positions(raw: bytes, word: bytes) -> Iterator[int]:
+    at = raw.find(word)
+    while at >= 0:
+        yield at
+        at = raw.find(word, at + 1)

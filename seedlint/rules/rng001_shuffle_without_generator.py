@@ -14,6 +14,7 @@ from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, refusal, start
 from seedlint.fixes.seeds import choose_seed
+from seedlint.prefilter.scan import in_code
 from seedlint.prefilter.words import WordGroups, loader_words
 from seedlint.project.loaders import ProjectLoaders
 from seedlint.project.summary import builder_parameters
@@ -180,6 +181,10 @@ there is no fix at the loader (the message names the caller).
 
     def triggers(self, options: AnalysisOptions) -> WordGroups:
         return (loader_words(options),)
+
+    def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
+        # A loader class named only in docstrings and comments is never called.
+        return in_code(raw, [word.encode() for word in loader_words(options)])
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         project = ProjectLoaders.of(facts)

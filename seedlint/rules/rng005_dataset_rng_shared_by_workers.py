@@ -19,6 +19,7 @@ from seedlint.analysis.workers import (
 from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, loader_call, top_statement
+from seedlint.prefilter.scan import in_code
 from seedlint.prefilter.words import WordGroups, loader_words
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
@@ -183,6 +184,10 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
 
     def triggers(self, options: AnalysisOptions) -> WordGroups:
         return (loader_words(options), ("Random", "rng", "Generator"))
+
+    def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
+        # A loader class named only in docstrings and comments is never called.
+        return in_code(raw, [word.encode() for word in loader_words(options)])
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         if not facts.copied_rngs:

@@ -1,0 +1,124 @@
+"""The loader rules' second pre-filter stage: a loader class named only in comments and string
+literals (docstrings above all) is never called, so the file is not parsed for those rules.
+The scan that tells code from comments and strings must never take code for either: it is
+compared with Python's own tokenizer on every fixture and on generated texts."""
+
+from __future__ import annotations
+
+import io
+import sys
+import tokenize
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from seedlint.config import Settings
+from seedlint.engine.check import check_text
+from seedlint.engine.selection import selection
+from seedlint.prefilter.scan import in_code
+from tests.fixtures_support import FIXTURES
+
+WORD = b"DataLoader"
+
+
+def _named_in_code(raw: bytes, word: bytes) -> bool | None:
+    """Whether a name token holding ``word`` occurs (Python's tokenizer); None when the text
+    does not tokenize."""
+    try:
+        for token in tokenize.tokenize(io.BytesIO(raw).readline):
+            if token.type == tokenize.NAME and word.decode() in token.string:
+                return True
+    except (tokenize.TokenError, SyntaxError, IndentationError, UnicodeDecodeError):
+        return None
+    return False
+
+
+def _no_nested_quotes(raw: bytes) -> bool:
+    return sys.version_info < (3, 12) or (b'f"' not in raw and b"f'" not in raw)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('"""Wrap a DataLoader."""\n', False),
+        ("# a DataLoader here\nx = 1\n", False),
+        ("x = 'DataLoader'  # DataLoader\n", False),
+        ("def f():\n    '''Use a\n    DataLoader.'''\n", False),
+        ('s = "a \\" DataLoader"\n', False),
+        ("s = r'\\' DataLoader'\n", False),
+        ('s = """ \'\'\' """; DataLoader()\n', True),
+        ("s = '#'; DataLoader()\n", True),
+        ('s = "\\\\"; DataLoader()\n', True),
+        ('s = """a\n""" + "b"\nloader = DataLoader(x)\n', True),
+        ("from torch.utils.data import DataLoader\n", True),
+        ("x = 'unclosed\nDataLoader(x)\n", True),
+        ('"""DataLoader"""\nclass AudioDataLoader(Base): pass\n', True),
+        ("x = 1\n", False),
+    ],
+)
+def test_code_and_the_rest(text: str, expected: bool) -> None:
+    raw = text.encode()
+    assert in_code(raw, [WORD]) is expected
+    if _named_in_code(raw, WORD) is not None:
+        assert _named_in_code(raw, WORD) is expected
+
+
+def test_the_scan_agrees_with_the_tokenizer_on_every_fixture() -> None:
+    compared = 0
+    for path in sorted(FIXTURES.rglob("*.py")):
+        raw = path.read_bytes()
+        named = _named_in_code(raw, WORD)
+        if named is None or WORD not in raw or not _no_nested_quotes(raw):
+            continue
+        assert in_code(raw, [WORD]) is named, path
+        compared += 1
+    assert compared > 30
+
+
+_PIECES = st.sampled_from(
+    [
+        "DataLoader",
+        "x = DataLoader(ds)",
+        "# DataLoader's note",
+        "'DataLoader'",
+        '"DataLoader"',
+        '"""DataLoader',
+        "'''",
+        '"""',
+        "'",
+        '"',
+        "\\",
+        "\\'",
+        '\\"',
+        "#",
+        "r'\\'",
+        "b'",
+        "x = 1",
+        " ",
+    ]
+)
+_LINES = st.lists(st.lists(_PIECES, max_size=5).map("".join), max_size=8).map("\n".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_LINES)
+def test_the_scan_never_takes_code_for_a_string(text: str) -> None:
+    """Wherever the tokenizer reads the text, a loader name it finds in code is in code for
+    the scan too (the scan may say yes for more: never less)."""
+    raw = text.encode()
+    named = _named_in_code(raw, WORD)
+    if named is None:
+        return  # not Python: the file would not parse (RNG000), whatever the scan says
+    if named:
+        assert in_code(raw, [WORD])
+
+
+def test_a_docstring_loader_is_not_parsed_but_a_called_one_is() -> None:
+    chosen = selection(Settings())
+    doc = b'"""Iterate a DataLoader."""\n\n\ndef report(batches):\n    return list(batches)\n'
+    called = b"from torch.utils.data import DataLoader\n\nDataLoader(range(4), shuffle=True)\n"
+    assert not {r.code for r in chosen.firing(doc, "a.py")} & {"RNG001", "RNG002", "RNG005"}
+    assert {"RNG001", "RNG002"} <= {r.code for r in chosen.firing(called, "b.py")}
+    found = check_text(called.decode(), "b.py", Settings()).findings
+    assert [f.code for f in found] == ["RNG001"]
