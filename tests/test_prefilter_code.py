@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from seedlint.config import Settings
 from seedlint.engine.check import check_text
 from seedlint.engine.selection import selection
-from seedlint.prefilter.scan import in_code
+from seedlint.prefilter.scan import code_only, in_code
 from tests.fixtures_support import FIXTURES
 
 WORD = b"DataLoader"
@@ -122,3 +122,54 @@ def test_a_docstring_loader_is_not_parsed_but_a_called_one_is() -> None:
     assert {"RNG001", "RNG002"} <= {r.code for r in chosen.firing(called, "b.py")}
     found = check_text(called.decode(), "b.py", Settings()).findings
     assert [f.code for f in found] == ["RNG001"]
+
+
+def _name_spans(raw: bytes) -> list[tuple[int, int]] | None:
+    """The byte spans of the text's name and operator tokens (None: it does not tokenize)."""
+    starts = [0]
+    for line in raw.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    spans = []
+    try:
+        for token in tokenize.tokenize(io.BytesIO(raw).readline):
+            if token.type in (tokenize.NAME, tokenize.OP):
+                (row, col), (end_row, end_col) = token.start, token.end
+                spans.append((starts[row - 1] + col, starts[end_row - 1] + end_col))
+    except (tokenize.TokenError, SyntaxError, IndentationError, UnicodeDecodeError):
+        return None
+    return spans
+
+
+@settings(max_examples=500, deadline=None)
+@given(_LINES)
+def test_blanking_keeps_every_name_and_operator(text: str) -> None:
+    """``code_only`` blanks comments and strings only: every name and operator the tokenizer
+    reads is where it was, and so is every line break."""
+    raw = text.encode()
+    spans = _name_spans(raw)
+    if spans is None or not _no_nested_quotes(raw):
+        return
+    blanked = code_only(raw)
+    assert len(blanked) == len(raw)
+    assert [i for i, c in enumerate(blanked) if c == 10] == [
+        i for i, c in enumerate(raw) if c == 10
+    ]
+    for start, end in spans:
+        assert blanked[start:end] == raw[start:end]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ('import random\n"""random.seed(0) is called by the caller."""\n', "RNG004"),
+        ("import random\n# random.seed(0)\n", "RNG004"),
+        ('import torch\nDOC = "with torch.cuda.graph(g): torch.manual_seed(0)"\n', "RNG003"),
+    ],
+)
+def test_a_call_in_a_string_or_comment_is_not_parsed_for(text: str, code: str) -> None:
+    chosen = selection(Settings())
+    raw = text.encode()
+    assert code not in {r.code for r in chosen.firing(raw, "a.py")}
+    uncommented = raw.replace(b"# ", b"").replace(b'"""', b"").replace(b'DOC = "', b"")
+    uncommented = uncommented.replace(b')"', b")")
+    assert code in {r.code for r in chosen.firing(uncommented, "a.py")}, uncommented

@@ -453,3 +453,16 @@ def _positions(raw: bytes, word: bytes) -> Iterator[int]:
     while at >= 0:
         yield at
         at = raw.find(word, at + 1)
+
+
+_BLANK = bytes(byte if byte in b"\r\n" else 32 for byte in range(256))
+
+
+@functools.lru_cache(maxsize=4)
+def code_only(raw: bytes) -> bytes:
+    """The text with every comment and string literal blanked (spaces, its line breaks kept):
+    what a second stage reads when only code can hold what it looks for (an ``X.seed`` in a
+    docstring is never called). The text itself where f-string fields may nest quotes."""
+    if _NESTED_QUOTES and _F_STRING.search(raw) is not None:
+        return raw
+    return _IGNORED.sub(lambda match: match.group().translate(_BLANK), raw)

@@ -13,7 +13,7 @@ from seedlint.analysis.regions import GRAPH_CONTEXTS, Region, region_calls
 from seedlint.analysis.seeding import DEVICE_SEEDING, Seeding
 from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.locate import end, start
-from seedlint.prefilter.scan import may_mean
+from seedlint.prefilter.scan import code_only, may_mean
 from seedlint.prefilter.words import WordGroups
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
@@ -145,7 +145,14 @@ Moving code changes when it runs, so the fix is **unsafe** and is applied only w
         # configured context manager.
         words = {"capture_begin", "graphed_callables"}
         words.update(c.rsplit(".", 1)[-1] for c in options.all_capture_contexts)
-        return any(w.encode() in raw for w in words) or may_mean(raw, GRAPH_CONTEXTS)
+        encoded = [word.encode() for word in words]
+
+        def region(text: bytes) -> bool:
+            return any(word in text for word in encoded) or may_mean(text, GRAPH_CONTEXTS)
+
+        # Then again without the strings and comments (a region in a docstring is no code):
+        # only for the few files the bytes let through.
+        return region(raw) and region(code_only(raw))
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         reported: set[int] = set()

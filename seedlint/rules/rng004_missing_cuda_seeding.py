@@ -24,7 +24,7 @@ from seedlint.fixes.seeds import (
     reusable,
     seed_argument,
 )
-from seedlint.prefilter.scan import may_mean
+from seedlint.prefilter.scan import code_only, may_mean
 from seedlint.prefilter.words import WordGroups
 from seedlint.project.index import ProjectIndex, Verdict, single
 from seedlint.project.summary import module_keys, summarize
@@ -192,7 +192,9 @@ seeds torch elsewhere: the added call reseeds torch for that program too.
     def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
         # `seed` is in most PyTorch files; a `random`, `numpy.random` or `torch.cuda` seeding
         # call is in few (`self.seed`, `args.seed` and `torch.manual_seed` are not one).
-        return may_mean(raw, _REPORTED_SEEDING)
+        # Then again without the strings and comments (a seeding call in a docstring is no
+        # code): only for the few files the bytes let through.
+        return may_mean(raw, _REPORTED_SEEDING) and may_mean(code_only(raw), _REPORTED_SEEDING)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         index = _index(facts)
