@@ -173,3 +173,11 @@ def test_a_call_in_a_string_or_comment_is_not_parsed_for(text: str, code: str) -
     uncommented = raw.replace(b"# ", b"").replace(b'"""', b"").replace(b'DOC = "', b"")
     uncommented = uncommented.replace(b')"', b")")
     assert code in {r.code for r in chosen.firing(uncommented, "a.py")}, uncommented
+
+
+def test_text_the_scan_cannot_read_as_python_counts_as_code() -> None:
+    """Bytes that are not UTF-8, or hold a NUL, are checked (and reported: RNG000) whole."""
+    for raw in (b'"\xff" + "DataLoader"', b'x = "\x00 DataLoader"', b"\x89PNG'#DataLoader"):
+        assert in_code(raw, [WORD])
+        assert code_only(raw) == raw
+    assert not in_code(b'"caf\xc3\xa9 DataLoader"', [WORD])  # UTF-8 text is read

@@ -434,7 +434,7 @@ def in_code(raw: bytes, words: Iterable[bytes]) -> bool:
     spots = sorted(at for word in words if word for at in _positions(raw, word))
     if not spots:
         return False
-    if _NESTED_QUOTES and _F_STRING.search(raw) is not None:
+    if not _lexable(raw):
         return True
     ignored = _IGNORED.finditer(raw)
     span: re.Match[bytes] | None = None
@@ -446,6 +446,20 @@ def in_code(raw: bytes, words: Iterable[bytes]) -> bool:
         if span.start() > at:
             return True  # between two comments or strings: code
     return False
+
+
+def _lexable(raw: bytes) -> bool:
+    """Whether the scan of comments and strings reads the text as Python does: UTF-8 text
+    (a file that is not, with a NUL byte or another encoding, is checked, and reported, whole)
+    with no f-string whose fields may nest its own quotes."""
+    if b"\0" in raw:
+        return False
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    return not (_NESTED_QUOTES and _F_STRING.search(raw) is not None)
 
 
 def _positions(raw: bytes, word: bytes) -> Iterator[int]:
@@ -463,6 +477,6 @@ def code_only(raw: bytes) -> bytes:
     """The text with every comment and string literal blanked (spaces, its line breaks kept):
     what a second stage reads when only code can hold what it looks for (an ``X.seed`` in a
     docstring is never called). The text itself where f-string fields may nest quotes."""
-    if _NESTED_QUOTES and _F_STRING.search(raw) is not None:
+    if not _lexable(raw):
         return raw
     return _IGNORED.sub(lambda match: match.group().translate(_BLANK), raw)
