@@ -76,7 +76,7 @@ def _no_nested_quotes(raw: bytes) -> bool:
 )
 def test_code_and_the_rest(text: str, expected: bool) -> None:
     raw = text.encode()
-    assert in_code(raw, [WORD]) is expected
+    assert in_code(raw, (WORD,)) is expected
     if _named_in_code(raw, WORD) is not None:
         assert _named_in_code(raw, WORD) is expected
 
@@ -88,7 +88,7 @@ def test_the_scan_agrees_with_the_tokenizer_on_every_fixture() -> None:
         named = _named_in_code(raw, WORD)
         if named is None or WORD not in raw or not _no_nested_quotes(raw):
             continue
-        assert in_code(raw, [WORD]) is named, path
+        assert in_code(raw, (WORD,)) is named, path
         compared += 1
     assert compared > 30
 
@@ -128,7 +128,7 @@ def test_the_scan_never_takes_code_for_a_string(text: str) -> None:
     if named is None:
         return  # not Python: the file would not parse (RNG000), whatever the scan says
     if named:
-        assert in_code(raw, [WORD])
+        assert in_code(raw, (WORD,))
 
 
 def test_a_docstring_loader_is_not_parsed_but_a_called_one_is() -> None:
@@ -197,6 +197,6 @@ def test_a_call_in_a_string_or_comment_is_not_parsed_for(text: str, code: str) -
 def test_text_the_scan_cannot_read_as_python_counts_as_code() -> None:
     """Bytes that are not UTF-8, or hold a NUL, are checked (and reported: RNG000) whole."""
     for raw in (b'"\xff" + "DataLoader"', b'x = "\x00 DataLoader"', b"\x89PNG'#DataLoader"):
-        assert in_code(raw, [WORD])
+        assert in_code(raw, (WORD,))
         assert code_only(raw) == raw
-    assert not in_code(b'"caf\xc3\xa9 DataLoader"', [WORD])  # UTF-8 text is read
+    assert not in_code(b'"caf\xc3\xa9 DataLoader"', (WORD,))  # UTF-8 text is read

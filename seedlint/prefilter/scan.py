@@ -426,7 +426,8 @@ _F_STRING = re.compile(rb"(?<![A-Za-z0-9_])[rRbB]?[fF][rRbB]?['\"]")
 _NESTED_QUOTES = sys.version_info >= (3, 12)
 
 
-def in_code(raw: bytes, words: Iterable[bytes]) -> bool:
+@functools.lru_cache(maxsize=4)  # the loader rules ask the same of one file
+def in_code(raw: bytes, words: tuple[bytes, ...]) -> bool:
     """Whether one of ``words`` occurs in the text outside comments and string literals (a
     name in docstrings and comments only cannot be called). Errs only towards yes: text that
     is not a complete string (an unclosed quote) counts as code, and so does every word of a

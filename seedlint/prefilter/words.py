@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions
+from seedlint.prefilter.scan import in_code
 
 if TYPE_CHECKING:
     from seedlint.prefilter._wordscan import Matcher
@@ -25,6 +27,17 @@ EncodedGroups = tuple[tuple[bytes, ...], ...]
 def loader_words(options: AnalysisOptions) -> tuple[str, ...]:
     """The last names of every DataLoader class (the rules that check loaders need one)."""
     return tuple(sorted({name.rsplit(".", 1)[-1] for name in options.all_dataloader_classes}))
+
+
+def loader_in_code(raw: bytes, options: AnalysisOptions) -> bool:
+    """The loader rules' second stage: whether a DataLoader class's name occurs outside
+    comments and string literals (one named only in docstrings is never called)."""
+    return in_code(raw, _encoded_loader_words(options))
+
+
+@functools.lru_cache(maxsize=16)
+def _encoded_loader_words(options: AnalysisOptions) -> tuple[bytes, ...]:
+    return tuple(word.encode() for word in loader_words(options))
 
 
 def essential(group: Iterable[str]) -> tuple[str, ...]:
@@ -157,24 +170,28 @@ class WordScan:
             lower = self._lower = self.raw.lower()
         return lower
 
+    def _known(self, word: bytes, folded: bool) -> Optional[bool]:
+        """Whether the one pass found ``word`` (None: it is not in the scan's vocabulary)."""
+        vocabulary = self._vocabulary
+        if vocabulary is None:
+            return None
+        bit = (vocabulary.folded if folded else vocabulary.exact).get(word)
+        return None if bit is None else bool(self._matched(vocabulary) & bit)
+
     def has_folded(self, word: bytes) -> bool:
         """Whether ``word`` (in lower case) occurs in the file in any case."""
-        vocabulary = self._vocabulary
-        if vocabulary is not None:
-            bit = vocabulary.folded.get(word)
-            if bit is not None:
-                return bool(self._matched(vocabulary) & bit)
+        known = self._known(word, True)
+        if known is not None:
+            return known
         found = self._folded.get(word)
         if found is None:
             found = self._folded[word] = word in self.lower()
         return found
 
     def has(self, word: bytes) -> bool:
-        vocabulary = self._vocabulary
-        if vocabulary is not None:
-            bit = vocabulary.exact.get(word)
-            if bit is not None:
-                return bool(self._matched(vocabulary) & bit)
+        known = self._known(word, False)
+        if known is not None:
+            return known
         found = self._seen.get(word)
         if found is None:
             found = all(map(self.has_folded, _stems_of(word))) and word in self.raw

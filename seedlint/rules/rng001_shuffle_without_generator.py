@@ -14,8 +14,7 @@ from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, refusal, start
 from seedlint.fixes.seeds import choose_seed
-from seedlint.prefilter.scan import in_code
-from seedlint.prefilter.words import WordGroups, loader_words
+from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
 from seedlint.project.loaders import ProjectLoaders
 from seedlint.project.summary import builder_parameters
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
@@ -184,7 +183,7 @@ there is no fix at the loader (the message names the caller).
 
     def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
         # A loader class named only in docstrings and comments is never called.
-        return in_code(raw, [word.encode() for word in loader_words(options)])
+        return loader_in_code(raw, options)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         project = ProjectLoaders.of(facts)

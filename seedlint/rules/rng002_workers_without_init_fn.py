@@ -17,8 +17,7 @@ from seedlint.analysis.workers import (
 from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, refusal, top_statement
-from seedlint.prefilter.scan import in_code
-from seedlint.prefilter.words import WordGroups, loader_words
+from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
 from seedlint.project.loaders import ProjectLoaders
 from seedlint.project.summary import builder_parameters
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
@@ -162,7 +161,7 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
 
     def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
         # A loader class named only in docstrings and comments is never called.
-        return in_code(raw, [word.encode() for word in loader_words(options)])
+        return loader_in_code(raw, options)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         project = ProjectLoaders.of(facts)

@@ -19,8 +19,7 @@ from seedlint.analysis.workers import (
 from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, loader_call, top_statement
-from seedlint.prefilter.scan import in_code
-from seedlint.prefilter.words import WordGroups, loader_words
+from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
@@ -187,7 +186,7 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
 
     def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
         # A loader class named only in docstrings and comments is never called.
-        return in_code(raw, [word.encode() for word in loader_words(options)])
+        return loader_in_code(raw, options)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         if not facts.copied_rngs:
