@@ -36,7 +36,7 @@ from seedlint.run.cache import Cache
 from seedlint.run.discovery import discover, is_excluded
 from seedlint.run.files import FileTask, attach_edits, check_files, fix_files, read_file
 from seedlint.run.pool import default_jobs
-from seedlint.run.summaries import ProjectSetup, build_index
+from seedlint.run.summaries import ProjectSetup
 
 SUBCOMMANDS = ("check", "rule", "rules", "clean", "server")
 INVALID_CODE = InvalidFile.code
@@ -415,7 +415,7 @@ def _check(args: argparse.Namespace) -> int:
         project.walked = (os.path.abspath(paths[0]), [t.display for t in tasks])
     if fixing and tasks and (checked or args.stdin_filename):
         always = not checked  # standard input: its text is not on disk to be summarised
-        activate(build_index(checked, resolver, default, None, processes, root, always))
+        activate(project.fix_index(checked, always))
     return _run(args, tasks, findings, processes, fixing, stdin, output_format, project)
 
 

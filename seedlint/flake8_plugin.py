@@ -12,7 +12,8 @@ exception: flake8 reads ``# noqa`` only on the line it reports, while ``seedlint
 honours it on the last line of a multi-line flagged call. The plugin drops such a finding itself,
 so both report the same findings.
 
-Cost: a file that contains none of the words a rule needs is skipped before any work, and the
+Cost: a file that contains none of the words a rule needs (nor a name its project binds to one
+of its loader classes, see ``run.loader_names``) is skipped before any work, and the
 detection runs on the tree flake8 has already parsed (the file is never parsed twice).
 
 RNG004 and the loader rules are decided across the project's modules, as the CLI decides them:
@@ -40,6 +41,7 @@ from seedlint.engine.check import REPORT, Checked, check_text, collector_paused
 from seedlint.engine.deep import deeply
 from seedlint.engine.noqa import line_suppresses
 from seedlint.engine.selection import check_selectors, selection
+from seedlint.prefilter.words import loader_in_code, names_project_loader, set_project_loaders
 from seedlint.project.index import activate, needs_project, project_decides
 from seedlint.project.layout import find_root
 from seedlint.project.summary import needs_tree, summarize
@@ -117,12 +119,14 @@ class SeedlintChecker:
             yield 1, 0, message, type(self)
             return
         text = "".join(self.lines)
-        # The engine's pre-filter (Selection.may_fire), on the text flake8 has already decoded.
+        # The engine's pre-filter (Selection.may_fire), on the text flake8 has already decoded,
+        # with the project's loader names that no loader word finds (as the CLI's run).
         raw = text.encode("utf-8", "surrogatepass")
-        if not selection(settings).may_fire(raw):
-            return  # cannot have a finding: nothing else is done for this file
         tree = self.tree if isinstance(self.tree, ast.Module) else None
         try:
+            set_project_loaders(self._hidden_loaders(settings))
+            if not selection(settings).may_fire(raw):
+                return  # cannot have a finding: nothing else is done for this file
             findings = self._findings(text, raw, settings, tree)
         except Exception as error:  # a bug in seedlint: one finding, flake8 goes on
             message = f"RNG000 internal error: {type(error).__name__}: {error} {REPORT}"
@@ -130,6 +134,7 @@ class SeedlintChecker:
             return
         finally:
             activate(None)
+            set_project_loaders(())
         for finding in findings:
             if any(
                 row != finding.row
@@ -140,6 +145,12 @@ class SeedlintChecker:
                 continue  # silenced on the last line of a multi-line call, as the CLI reads it
             # flake8: row 1-based, column 0-based (it prints column + 1), in characters.
             yield finding.row, finding.col, f"{finding.code} {finding.message}", type(self)
+
+    def _hidden_loaders(self, settings: Settings) -> frozenset[str]:
+        """The project's loader names that no loader word finds (none for standard input)."""
+        if self.filename in _STDIN_NAMES:
+            return frozenset()
+        return _CONTEXT.setup_for(self.filename, settings).hidden_loaders(self.filename)
 
     def _check(self, text: str, settings: Settings, tree: Optional[ast.Module]) -> Checked:
         with collector_paused():  # as in the CLI: flake8's heap is large
@@ -160,12 +171,17 @@ class SeedlintChecker:
         facts = checked.facts
         # As the CLI summarises a module: from its bytes when it needs no tree (no answer of
         # it can then depend on the project).
-        summary = summarize(facts) if facts is not None and needs_tree(raw) else None
+        named = names_project_loader(raw)
+        force = named or loader_in_code(raw, selection(settings).options)
+        summary = summarize(facts) if facts is not None and (force or needs_tree(raw)) else None
         findings = checked.release()
-        if summary is None or not needs_project(summary):
-            return findings
         path = os.path.abspath(self.filename)
         setup = _CONTEXT.setup_for(self.filename, settings)
+        if summary is not None and summary.full:
+            setup.bound(path, summary)  # what it binds (flake8's text of it)
+        if summary is None or not (needs_project(summary) or (named and summary.full)):
+            setup.save()
+            return findings
         # This file's summary comes from flake8's tree: the project never parses it again.
         targets = selection(settings).options.all_dataloader_classes
         index = setup.build([path], {path: summary}, [path], targets)

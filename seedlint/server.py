@@ -53,6 +53,7 @@ from seedlint.engine.noqa import LINE_NOQA
 from seedlint.engine.selection import check_selectors, selection
 from seedlint.fixes.text import lines as split_lines
 from seedlint.fixes.text import minimal_edits
+from seedlint.prefilter.words import loader_in_code, names_project_loader, project_loaders_set
 from seedlint.project.index import ProjectIndex, activated, needs_project, project_decides
 from seedlint.project.layout import find_root
 from seedlint.project.summary import ModuleSummary, may_need_project, needs_tree, summarize
@@ -85,6 +86,8 @@ class Linted:
     checked: Optional[Checked] = field(default=None, repr=False)  # its facts: for fix infos
     # The project index its findings were checked with (None: the buffer alone decides them).
     index: Optional[ProjectIndex] = field(default=None, repr=False)
+    # The project's loader names that no loader word finds, checked with (see run.loader_names).
+    loaders: frozenset[str] = field(default=frozenset(), repr=False)
     _flagged: dict[int, Flagged] = field(default_factory=dict, repr=False)  # by id(finding)
     _fixed: dict[int, Finding] = field(default_factory=dict, repr=False)
     _edits: dict[Identity, tuple[Edit, ...]] = field(default_factory=dict, repr=False)
@@ -129,7 +132,7 @@ class Linted:
         for the findings a client asks about: a long file may have hundreds)."""
         wanted = {identity(f) for f in findings if f.fix is not None} - set(self._edits)
         if wanted and self.settings is not None:
-            with activated(self.index):
+            with activated(self.index), project_loaders_set(self.loaders):
                 found = edits_for(self.raw, self.display, self.settings, only=wanted)
             for key in wanted:
                 self._edits[key] = found.get(key, ())
@@ -151,16 +154,29 @@ class Projects:
         kept = self.indexes.get(path)
         if kept is not None and kept[0] == summary:
             return kept[1]
-        root = find_root(Path(path))
+        setup = self._setup(find_root(Path(path)), settings)
+        targets = selection(settings).options.all_dataloader_classes
+        index = setup.build([path], {path: summary}, [path], targets)
+        self.indexes[path] = (summary, index)
+        return index
+
+    def hidden_loaders(self, path: str, settings: Settings) -> frozenset[str]:
+        """The buffer's project's loader names that no loader word finds (see
+        ``run.loader_names``), found once per project (again after a file changed)."""
+        return self._setup(find_root(Path(path)), settings).hidden_loaders()
+
+    def bound(self, path: str, settings: Settings, summary: ModuleSummary) -> None:
+        """What the buffer at ``path`` binds, as its text is now (its project's loader names
+        follow it)."""
+        self._setup(find_root(Path(path)), settings).bound(path, summary)
+
+    def _setup(self, root: Path, settings: Settings) -> ProjectSetup:
         setup = self.setups.get(root)
         if setup is None:
             # No cache folder: an editor's server writes nothing into the project; what it
             # summarised stays in memory for the session.
             setup = self.setups[root] = ProjectSetup(self.resolver, settings, None, 1, root)
-        targets = selection(settings).options.all_dataloader_classes
-        index = setup.build([path], {path: summary}, [path], targets)
-        self.indexes[path] = (summary, index)
-        return index
+        return setup
 
     def files_changed(self) -> None:
         """A file changed on disk (saved, created, deleted): every index is built again when
@@ -327,14 +343,17 @@ class SeedlintServer(LanguageServer):
         if settings.force_exclude and is_excluded(path, settings):
             return linted
         detection = self.detection(settings)
-        with collector_paused():  # see findings_of: the tree's allocations, scanned for nothing
+        if Path(display).is_absolute():
+            linted.loaders = self.projects.hidden_loaders(display, settings)
+        with project_loaders_set(linted.loaders), collector_paused():
+            # (see findings_of: the tree's allocations, scanned for nothing)
             checked = check_bytes(raw, display, detection)
-        index = self.project_index(display, raw, settings, checked)
-        if index is not None:  # the project changes the buffer's answers: check with it
-            checked.release()
-            with activated(index), collector_paused():
-                checked = check_bytes(raw, display, detection)
-            linted.index = index
+            index = self.project_index(display, raw, settings, checked)
+            if index is not None:  # the project changes the buffer's answers: check with it
+                checked.release()
+                with activated(index):
+                    checked = check_bytes(raw, display, detection)
+                linted.index = index
         linted.findings = checked.findings
         linted.keep(checked)
         return linted
@@ -345,12 +364,17 @@ class SeedlintServer(LanguageServer):
         """The buffer's project index, when its answers differ from the buffer's own (as
         ``seedlint check`` decides for a file); None when the buffer alone decides."""
         facts = checked.facts
-        if facts is None or not needs_tree(raw) or not Path(display).is_absolute():
+        if facts is None or not Path(display).is_absolute():
             return None
-        if not may_need_project(facts):
+        # A buffer naming a loader class of its project that no loader word finds: its
+        # summary from its tree whatever its words, and its project asked.
+        named = names_project_loader(raw)
+        if named or loader_in_code(raw, facts.options):  # what the buffer binds now
+            self.projects.bound(display, settings, summarize(facts))
+        if not named and (not needs_tree(raw) or not may_need_project(facts)):
             return None  # no summary to compute at this change: most buffers need none
         summary = summarize(facts)
-        if not needs_project(summary):
+        if not needs_project(summary) and not named:
             return None
         index = self.projects.index_for(display, settings, summary)
         return index if project_decides(index, display, display, summary) else None
@@ -468,7 +492,7 @@ class SeedlintServer(LanguageServer):
         settings = linted.settings
         if settings is None or not any(linted.fixed(f).fixable for f in linted.findings):
             return None
-        with activated(linted.index):
+        with activated(linted.index), project_loaders_set(linted.loaders):
             fixed = fix_bytes(linted.raw, linted.display, settings, unsafe=settings.unsafe_fixes)
         for error in fixed.errors:
             self.window_log_message(types.LogMessageParams(types.MessageType.Warning, error))

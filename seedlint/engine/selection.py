@@ -10,7 +10,14 @@ from typing import Optional
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import ConfigError, Settings, did_you_mean, path_matches
 from seedlint.fixes.options import DEFAULT_LINE_LENGTH, FixOptions
-from seedlint.prefilter.words import EncodedGroups, WordScan, encode, register
+from seedlint.prefilter.words import (
+    EncodedGroups,
+    WordScan,
+    encode,
+    names_project_loader,
+    project_loaders,
+    register,
+)
 from seedlint.rules import BY_CODE, Rule
 
 INVALID_FILE = "RNG000"
@@ -69,7 +76,7 @@ class Selection:
     words: tuple[EncodedGroups, ...]  # each rule's word groups, encoded
     # The last bytes filtered and the rules that passed (a file is filtered by the runner,
     # then by the check it is handed to, then by the rule loop: once is enough).
-    _last: Optional[tuple[bytes, bool, tuple[Rule, ...]]] = field(
+    _last: Optional[tuple[bytes, bool, tuple[Rule, ...], tuple[bytes, ...]]] = field(
         default=None, repr=False, compare=False
     )
     # Every word of every rule's first group: a file with none of them passes no rule (one
@@ -136,20 +143,30 @@ class Selection:
         share with the caller's own)."""
         if notebook is None:
             notebook = display.endswith(".ipynb")
+        extra = project_loaders()
         last = self._last
-        if last is not None and last[1] == notebook and (last[0] is raw or last[0] == raw):
+        if (
+            last is not None
+            and last[1] == notebook
+            and last[3] == extra
+            and (last[0] is raw or last[0] == raw)
+        ):
             return last[2]
         if scan is None or scan.raw is not raw:
             scan = WordScan(raw)
-        if self._first and not scan.any(self._first):
-            self._last = (raw, notebook, ())
+        # A file naming one of the project's loader names in its code passes the loader group
+        # of the rules that check the project's loader classes.
+        named = bool(extra) and scan.any(extra) and names_project_loader(raw, extra)
+        if self._first and not named and not scan.any(self._first):
+            self._last = (raw, notebook, (), extra)
             return ()
         passed = tuple(
             rule
             for rule, groups in zip(self.rules, self.words)
-            if scan.all_groups(groups) and (notebook or rule.may_fire(raw, self.options))
+            if (scan.all_groups(groups) and (notebook or rule.may_fire(raw, self.options)))
+            or (named and rule.project_loaders and scan.all_groups(groups[1:]))
         )
-        self._last = (raw, notebook, passed)
+        self._last = (raw, notebook, passed, extra)
         return passed
 
 

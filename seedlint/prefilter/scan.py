@@ -432,7 +432,33 @@ def in_code(raw: bytes, words: tuple[bytes, ...]) -> bool:
     name in docstrings and comments only cannot be called). Errs only towards yes: text that
     is not a complete string (an unclosed quote) counts as code, and so does every word of a
     file with f-strings where their fields may nest quotes (Python 3.12 and later)."""
-    spots = sorted(at for word in words if word for at in _positions(raw, word))
+    return _any_in_code(raw, sorted(at for word in words if word for at in _positions(raw, word)))
+
+
+def names_in_code(raw: bytes, names: tuple[bytes, ...]) -> bool:
+    """Whether one of ``names`` occurs as a whole name (not inside a longer one) outside
+    comments and string literals; erring towards yes as :func:`in_code` does."""
+    spots = sorted(
+        at
+        for name in names
+        if name
+        for at in _positions(raw, name)
+        if not _name_byte(raw, at - 1) and not _name_byte(raw, at + len(name))
+    )
+    return _any_in_code(raw, spots)
+
+
+def _name_byte(raw: bytes, at: int) -> bool:
+    """Whether the byte at ``at`` may be part of a name (a letter, a digit, ``_``, or a byte of
+    a non-ASCII character); False outside the text."""
+    if at < 0 or at >= len(raw):
+        return False
+    byte = raw[at]
+    return byte >= 0x80 or byte == 95 or 48 <= byte <= 57 or 65 <= byte <= 90 or 97 <= byte <= 122
+
+
+def _any_in_code(raw: bytes, spots: list[int]) -> bool:
+    """Whether one of the (sorted) positions lies outside comments and string literals."""
     if not spots:
         return False
     if not _lexable(raw):

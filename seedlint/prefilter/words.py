@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions
-from seedlint.prefilter.scan import in_code
+from seedlint.prefilter.scan import in_code, names_in_code
 
 if TYPE_CHECKING:
     from seedlint.prefilter._wordscan import Matcher
@@ -38,6 +39,44 @@ def loader_in_code(raw: bytes, options: AnalysisOptions) -> bool:
 @functools.lru_cache(maxsize=16)
 def _encoded_loader_words(options: AnalysisOptions) -> tuple[bytes, ...]:
     return tuple(word.encode() for word in loader_words(options))
+
+
+# The names the project binds to its loader classes that no loader word finds (a subclass
+# ``AudioLoader``, a re-export ``Feeder``): set by the run (and the flake8 plugin, and the
+# server) while it checks files with the project in view. A file naming one in its code
+# passes the loader group of the rules that check the project's loader classes.
+_PROJECT_LOADERS: list[tuple[bytes, ...]] = [()]
+
+
+def project_loaders() -> tuple[bytes, ...]:
+    return _PROJECT_LOADERS[0]
+
+
+def set_project_loaders(names: Iterable[str]) -> None:
+    _PROJECT_LOADERS[0] = tuple(sorted({name.encode() for name in names if name}))
+
+
+@contextlib.contextmanager
+def project_loaders_set(names: Iterable[str]) -> Iterator[None]:
+    """Check with ``names`` as the project's loader names, then with none again."""
+    set_project_loaders(names)
+    try:
+        yield
+    finally:
+        set_project_loaders(())
+
+
+def names_project_loader(raw: bytes, names: Optional[tuple[bytes, ...]] = None) -> bool:
+    """Whether the file's code names one of the project's loader names (whole names)."""
+    chosen = project_loaders() if names is None else names
+    return bool(chosen) and names_in_code(raw, chosen)
+
+
+def hidden_loader_names(names: Iterable[str], options: AnalysisOptions) -> frozenset[str]:
+    """The names among ``names`` that hold no loader word (a file naming them is found by no
+    rule's words): the ones the run looks for in the other files."""
+    words = loader_words(options)
+    return frozenset(n for n in names if n and not any(word in n for word in words))
 
 
 def essential(group: Iterable[str]) -> tuple[str, ...]:

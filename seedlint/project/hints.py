@@ -219,6 +219,57 @@ def _split(listed: bytes) -> list[bytes]:
     return parts
 
 
+# A link: a name, and the names it stands for or derives from (``LOADER``: a class the module's
+# own names make a loader class). A name is bound to a loader class when one of its names is.
+Link = tuple[str, tuple[str, ...]]
+LOADER = ""
+
+
+def loader_links(summary: ModuleSummary, renamed_only: bool = False) -> tuple[Link, ...]:
+    """The links of a parsed module: each class to its bases' last names (or to ``LOADER``),
+    each import to the last name it imports. ``renamed_only``: leave out the imports under
+    their own name (they bind no name that is not bound already: enough to find the names)."""
+    if not summary.full:
+        return ()
+    links: list[Link] = []
+    for key, info in summary.classes.items():
+        last = key.rsplit(".", 1)[-1]
+        if info.loader:
+            links.append((last, (LOADER,)))
+        elif info.bases:
+            links.append(
+                (last, tuple(sorted({base[1:].rsplit(".", 1)[-1] for base in info.bases})))
+            )
+    for name, target in summary.aliases.items():
+        imported = target.rsplit(".", 1)[-1]
+        if not renamed_only or imported != name:
+            links.append((name, (imported,)))
+    return tuple(links)
+
+
+def loader_closure(links: Iterable[Link], roots: Iterable[str]) -> frozenset[str]:
+    """The names the links bind to a loader class, to a fixpoint: a link's name when one of its
+    names is a root (a DataLoader class's last name), ``LOADER``, or a name bound so."""
+    names = {*roots, LOADER}
+    bound: set[str] = set()
+    pending = [link for link in links if link[0] not in bound]
+    changed = True
+    while changed and pending:
+        changed = False
+        rest: list[Link] = []
+        for name, via in pending:
+            if name in bound:
+                continue
+            if any(v in names for v in via):
+                names.add(name)
+                bound.add(name)
+                changed = True
+            else:
+                rest.append((name, via))
+        pending = rest
+    return frozenset(bound)
+
+
 def possible_loader_names(
     summaries: Mapping[str, ModuleSummary],
     hints: Iterable[ClassHint],
@@ -228,31 +279,13 @@ def possible_loader_names(
     of every name that may stand for one (an ``as`` import): from the loader classes
     (``targets``), the parsed modules' classes and imports, and the hints of the others, to a
     fixpoint. A superset of what the index finds once every module is parsed."""
-    names = {target.rsplit(".", 1)[-1] for target in targets}
-    links: list[tuple[str, frozenset[str]]] = []
+    roots = {target.rsplit(".", 1)[-1] for target in targets}
+    links: list[Link] = []
     for summary in summaries.values():
-        if not summary.full:
-            continue
-        for key, info in summary.classes.items():
-            last = key.rsplit(".", 1)[-1]
-            if info.loader:
-                names.add(last)
-            links.append((last, frozenset(base[1:].rsplit(".", 1)[-1] for base in info.bases)))
-        for name, target in summary.aliases.items():
-            links.append((name, frozenset({target.rsplit(".", 1)[-1]})))
+        links.extend(loader_links(summary))
     for hint in hints:
         for name, bases in hint.classes.items():
-            if bases is None:
-                names.add(name)
-            else:
-                links.append((name, bases))
+            links.append((name, (LOADER,) if bases is None else tuple(bases)))
         for original, alias in hint.renamed:
-            links.append((alias, frozenset({original})))
-    changed = True
-    while changed:
-        changed = False
-        for name, via in links:
-            if name not in names and not via.isdisjoint(names):
-                names.add(name)
-                changed = True
-    return frozenset(names)
+            links.append((alias, (original,)))
+    return frozenset(roots | loader_closure(links, roots))

@@ -23,7 +23,7 @@ from typing import Optional
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.analysis.names import canonical
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
-from seedlint.project.hints import ClassHint, possible_loader_names
+from seedlint.project.hints import ClassHint, loader_closure, loader_links, possible_loader_names
 from seedlint.project.layout import Layout
 from seedlint.project.summary import (
     CUDA,
@@ -729,25 +729,14 @@ class ProjectIndex:
         return result
 
     def loader_names(self) -> frozenset[str]:
-        """The names of the project's loader classes (a cheap gate before resolving calls)."""
+        """The names the project binds to a loader class, or may (a cheap gate before
+        resolving calls): its loader classes and their subclasses, and the names it imports
+        them under, re-exports included (``from .loaders import AudioLoader as Feeder``, a
+        package importing ``DataLoader`` for others to take), matched by name."""
         if self._loader_names is None:
-            names: set[str] = set()
-            bases: list[tuple[str, tuple[str, ...]]] = []
-            for summary in self.summaries.values():
-                for key, info in summary.classes.items():
-                    last = key.rsplit(".", 1)[-1]
-                    if info.loader:
-                        names.add(last)
-                    else:
-                        bases.append((last, tuple(b.rsplit(".", 1)[-1] for b in info.bases)))
-            changed = True
-            while changed:
-                changed = False
-                for last, base_names in bases:
-                    if last not in names and any(b in names for b in base_names):
-                        names.add(last)
-                        changed = True
-            self._loader_names = frozenset(names)
+            roots = {target.rsplit(".", 1)[-1] for target in self.targets}
+            links = [link for s in self.summaries.values() for link in loader_links(s)]
+            self._loader_names = loader_closure(links, roots)
         return self._loader_names
 
     def loader_class_answers(self, path: str) -> tuple[Hashable, ...]:

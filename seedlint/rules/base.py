@@ -71,6 +71,9 @@ class Rule:
     doc: ClassVar[str]
     valid: ClassVar[tuple[Valid, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
+    # Checks the calls of the project's own loader classes (``ProjectLoaders``): a file that
+    # names one of them passes the rule's loader word group (the first) without a loader word.
+    project_loaders: ClassVar[bool] = False
 
     def triggers(self, options: AnalysisOptions) -> WordGroups:
         """Words a file must contain for this rule to fire: every group needs one hit.

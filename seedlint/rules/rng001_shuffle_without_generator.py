@@ -45,6 +45,7 @@ class ShuffleWithoutGeneratorViolation(Violation):
 class ShuffleWithoutGenerator(Rule):
     code = "RNG001"
     name = "dataloader-shuffle-without-generator"
+    project_loaders = True
     summary = "DataLoader shuffles from the global torch generator"
     fix_availability = FixAvailability.SOMETIMES
     doc = """

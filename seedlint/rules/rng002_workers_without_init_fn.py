@@ -49,6 +49,7 @@ class WorkersWithoutInitFnViolation(Violation):
 class WorkersWithoutInitFn(Rule):
     code = "RNG002"
     name = "dataloader-workers-without-init-fn"
+    project_loaders = True
     summary = "DataLoader with workers and no worker_init_fn"
     fix_availability = FixAvailability.SOMETIMES
     doc = """

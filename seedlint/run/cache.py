@@ -154,6 +154,9 @@ class Cache:
         self._dirty: set[str] = set()
         self._key: Optional[bytes] = None
         self.disabled: Optional[str] = None  # why the cache is not used
+        # Added to every table's key: what else every file's findings depend on (the project's
+        # loader names that no loader word finds, see ``run.loader_names``).
+        self.salt = ""
         problem = _folder_problem(directory) or _folder_problem(self._folder)
         if problem is not None:
             self._disable(f"the cache folder {directory} is not used: {problem}")
@@ -210,10 +213,14 @@ class Cache:
 
     def load(self, settings: Settings) -> None:
         """Read the settings' table now (before the pool forks, so that workers share it)."""
-        self._table(settings.fingerprint())
+        self._table(self._table_key(settings))
+
+    def _table_key(self, settings: Settings) -> str:
+        key = settings.fingerprint()
+        return f"{key}-{self.salt}" if self.salt else key
 
     def _entry(self, settings: Settings, path: str) -> Any:
-        return self._table(settings.fingerprint()).get(key_of(path))
+        return self._table(self._table_key(settings)).get(key_of(path))
 
     def by_stat(
         self, settings: Settings, path: str, key: Optional[StatKey]
@@ -254,7 +261,7 @@ class Cache:
     ) -> None:
         if self.disabled is not None or any(f.path != path for f in findings):
             return
-        table_key = settings.fingerprint()
+        table_key = self._table_key(settings)
         entry: dict[str, Any] = {
             "stat": list(key) if key is not None else None,
             "digest": digest,

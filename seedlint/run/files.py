@@ -21,7 +21,12 @@ from seedlint.engine.fix import Fixed, applies, edits_for, fix_bytes, identity
 from seedlint.engine.selection import selection
 from seedlint.fixes.text import unified_diff
 from seedlint.fixes.write import write_fixed
-from seedlint.prefilter.words import WordScan
+from seedlint.prefilter.words import (
+    WordScan,
+    loader_in_code,
+    names_project_loader,
+    project_loaders_set,
+)
 from seedlint.project.hints import ClassHint, class_hint
 from seedlint.project.index import activated, answers_digest, needs_project, single
 from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree, summarize
@@ -86,17 +91,23 @@ class _Checked:
     extra: Optional[str] = None  # a cache hit's: the project answers its findings took
     deferred: Optional[str] = None  # the content hash of a module the index may parse later
     hint: Optional[ClassHint] = None  # and what its bytes say of its classes (if readable)
+    named: bool = False  # its code names one of the project's loader names (hidden ones)
 
 
 def _summary(
-    task: FileTask, raw: bytes, checked: Optional[Checked], scan: Optional[WordScan] = None
+    task: FileTask,
+    raw: bytes,
+    checked: Optional[Checked],
+    scan: Optional[WordScan] = None,
+    force: bool = False,
 ) -> Optional[ModuleSummary]:
     """The file's summary for the project index, from the check's facts when it parsed the
     file (``None`` for a notebook or a file that is not Python source). ``scan``: the words
-    the pre-filter looked up."""
+    the pre-filter looked up; ``force``: from its tree whatever its words (it may bind or
+    call a loader class of the project)."""
     if task.path.suffix != ".py":
         return None
-    if not needs_tree(raw, scan):
+    if not force and not needs_tree(raw, scan):
         return LIGHT
     if checked is not None and checked.facts is not None:
         return summarize(checked.facts)
@@ -110,7 +121,8 @@ def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checke
     if raw is None:
         return _Checked(errors, None, False)
     scan = WordScan(raw)
-    if not selection(task.settings).may_fire(raw, task.display, scan):
+    chosen = selection(task.settings)
+    if not chosen.may_fire(raw, task.display, scan):
         if not project:
             return _Checked([], None, True)  # cannot have a finding: not hashed
         summary = _summary(task, raw, None, scan)
@@ -118,16 +130,20 @@ def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checke
             return _Checked([], None, True, None, deferred=digest(raw), hint=class_hint(raw))
         return _Checked([], None, True, summary)
     content = digest(raw)
+    # A module that names a loader class of the project, or may bind one (a loader word in
+    # its code): summarised from its tree, and checked with the project in view.
+    named = project and names_project_loader(raw)
+    force = named or (project and loader_in_code(raw, chosen.options))
     if cache is not None:
         found = cache.by_content(task.settings, task.display, content)
         if found is not None:
-            summary = _summary(task, raw, None) if project and found[1] else None
+            summary = _summary(task, raw, None, force=force) if project and found[1] else None
             return _Checked(found[0], content, True, summary, found[1])
     with collector_paused():
         checked = check_bytes(raw, task.display, task.settings)
-        summary = _summary(task, raw, checked) if project else None
+        summary = _summary(task, raw, checked, force=force) if project else None
         checked.release()
-    return _Checked(checked.findings, content, checked.cacheable, summary)
+    return _Checked(checked.findings, content, checked.cacheable, summary, named=named)
 
 
 _CACHE: list[Optional[Cache]] = [None]  # the cache the pool's workers read (set before forking)
@@ -157,16 +173,36 @@ def check_files(
     pool when the work is large enough to pay for it.
 
     Every file is first checked without the project. A file whose findings may depend on the
-    project (its summary says so: :func:`~seedlint.project.index.needs_project`) is then
+    project (its summary says so: :func:`~seedlint.project.index.needs_project`, or it names a
+    loader class of the project that no loader word finds: ``run.loader_names``) is then
     looked at again once the project index is built, which happens only when there is such a
     file: its findings stand when the project's answers for it equal its one-module index's,
     and it is checked again with the index otherwise. The cache keys such a file's findings by
-    its content and the digest of the project's answers.
+    its content and the digest of the project's answers, and every file's by the project's
+    loader names that no loader word finds (a new one may change any file's findings).
     """
+    checked = [str(t.path) for t in tasks if t.raw is None]
+    names = project.loader_names(checked) if project is not None else None
+    hidden = names.hidden() if names is not None else frozenset()
+    if names is not None:
+        names.searched |= hidden  # the check pass looks for them
+    with project_loaders_set(hidden):
+        return _check_files(tasks, processes, cache, project, hidden)
+
+
+def _check_files(
+    tasks: Sequence[FileTask],
+    processes: int,
+    cache: Optional[Cache],
+    project: Optional[ProjectSetup],
+    hidden: frozenset[str],
+) -> list[Finding]:
     findings: dict[int, list[Finding]] = {}
     pending: list[int] = []
     keys: list[Optional[StatKey]] = [None] * len(tasks)
     extras: dict[int, str] = {}  # cached findings that hold for these project answers only
+    if cache is not None:
+        cache.salt = loader_salt(hidden)
     for i, task in enumerate(tasks):
         key = stat_key(task.path) if task.raw is None else None
         keys[i] = key
@@ -203,20 +239,63 @@ def check_files(
                 project.remember(str(task.path), trusted[i], result.digest, summary)
         elif result.deferred is not None and project is not None and task.raw is None:
             project.defer(str(task.path), trusted[i], result.deferred, result.hint)
+        if project is not None and task.raw is None and (summary is not None or not result.digest):
+            # What the module binds: its summary tells, or no rule's words are in it (a file
+            # found in the cache by its content keeps what it bound).
+            project.bound(str(task.path), summary)
         if result.extra:
             extras[i] = result.extra
-        elif project is not None and needs_project(summary):
-            assert summary is not None
+        elif (
+            project is not None
+            and (needs_project(summary) or result.named)
+            and summary is not None
+            and summary.full
+        ):
             local[i] = summary
-        elif cache is not None and result.cacheable and task.raw is None:
-            cache.put(task.settings, task.display, result.digest, result.findings, trusted[i])
+    fresh: set[int] = set()  # checked again with the index, whatever its answers
+    if project is not None:
+        # Loader names found just now that no loader word finds: the files naming one.
+        at = {os.path.abspath(t.path): i for i, t in enumerate(tasks) if t.raw is None}
+        for path, (content, summary) in project.complete_loaders(list(at), known).items():
+            known[key_of(path)] = summary
+            i = at.get(path, -1)
+            if i >= 0 and summary.full:
+                local[i] = summary
+                digests[i] = content
+                if extras.pop(i, None) is not None:
+                    fresh.add(i)  # cached findings taken with an index without the name
+        hidden = project.loader_names().hidden()
+    if cache is not None:
+        cache.salt = loader_salt(hidden)
+        for i, result in zip(pending, results):
+            task = tasks[i]
+            if i not in local and i not in extras and task.raw is None and result.cacheable:
+                cache.put(task.settings, task.display, result.digest, result.findings, trusted[i])
     if project is not None and (local or extras):
-        _with_project(
-            tasks, project, processes, cache, findings, known, local, extras, digests, trusted
-        )
+        with project_loaders_set(hidden):
+            _with_project(
+                tasks,
+                project,
+                processes,
+                cache,
+                findings,
+                known,
+                local,
+                extras,
+                digests,
+                trusted,
+                fresh,
+            )
     if project is not None:
         project.save()
     return [f for i in range(len(tasks)) for f in findings.get(i, ())]
+
+
+def loader_salt(hidden: frozenset[str]) -> str:
+    """The cache's salt for the project's hidden loader names ("" for none)."""
+    if not hidden:
+        return ""
+    return digest("\0".join(sorted(hidden)).encode())[:12]
 
 
 def _with_project(
@@ -230,11 +309,12 @@ def _with_project(
     extras: dict[int, str],
     digests: dict[int, Optional[str]],
     trusted: list[Optional[StatKey]],
+    fresh: frozenset[int] | set[int] = frozenset(),
 ) -> None:
     """The files whose findings may depend on the project, once its index is built: findings
     checked without it stand where the project's answers equal the one-module index's, cached
-    ones where the answers' digest is the one they were stored with; the others are checked
-    again with the index."""
+    ones where the answers' digest is the one they were stored with; the others (and those of
+    ``fresh``) are checked again with the index."""
     state = _state(tasks, trusted, project) if cache is not None else None
     if not local and cache is not None and state is not None:
         stored = _stored_answers(cache, project, state)
@@ -252,7 +332,9 @@ def _with_project(
         task = tasks[i]
         answers = index.answers(os.path.abspath(task.path))
         answered[i] = answers_digest(answers)
-        if i in extras:
+        if i in fresh:
+            again.append(i)
+        elif i in extras:
             if extras[i] != answered[i]:
                 again.append(i)
         elif answers != single(task.display, local[i]).answers(task.display):

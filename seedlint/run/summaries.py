@@ -12,7 +12,6 @@ cache.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import hashlib
 import io
@@ -20,15 +19,13 @@ import json
 import os
 import re
 import sys
-import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Optional
 
-from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import ConfigError, Settings, SettingsResolver
-from seedlint.engine.check import collector_paused
-from seedlint.prefilter.words import WordSet
+from seedlint.prefilter.words import WordSet, set_project_loaders
 from seedlint.project.hints import ClassHint, class_hint, possible_loader_names
 from seedlint.project.index import ProjectIndex, caller_words
 from seedlint.project.layout import Layout, find_root
@@ -37,11 +34,11 @@ from seedlint.project.summary import (
     ModuleSummary,
     from_json,
     needs_tree,
-    summarize,
     to_json,
 )
 from seedlint.run.cache import Cache, StatKey, digest, key_of, stat_key
 from seedlint.run.discovery import discover
+from seedlint.run.loader_names import LoaderNames, full_summary
 from seedlint.run.pool import pool_map
 
 SUMMARY_FORMAT = 4
@@ -58,27 +55,24 @@ def summary_of(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSummary
     file does not parse)."""
     if not needs_tree(raw):
         return LIGHT
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(raw, filename=path)
-        with collector_paused():
-            facts = ModuleFacts(tree, options, "", path)
-            try:
-                return summarize(facts)
-            finally:
-                facts.release()
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return LIGHT
+    return full_summary(raw, path, options)
 
 
-def _compute(path: str) -> Optional[tuple[str, ModuleSummary]]:
+def _compute(path: str, full: bool = False) -> Optional[tuple[str, ModuleSummary]]:
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError:
         return None
+    if full:
+        return digest(raw), full_summary(raw, path, _OPTIONS[0])
     return digest(raw), summary_of(raw, path, _OPTIONS[0])
+
+
+def _compute_full(path: str) -> Optional[tuple[str, ModuleSummary]]:
+    """:func:`_compute` from the module's tree whatever its words (a module the index looks
+    into needs one: most need it by their words, those binding a loader name by the record)."""
+    return _compute(path, True)
 
 
 def project_files(root: Path, resolver: SettingsResolver) -> list[str]:
@@ -304,8 +298,12 @@ def build_index(
     processes: int,
     root: Optional[Path] = None,
     always: bool = False,
+    known: Optional[dict[str, ModuleSummary]] = None,
+    files: Optional[list[str]] = None,
 ) -> Optional[ProjectIndex]:
-    """The index over the project's files and the ``checked`` ones (read from disk).
+    """The index over the project's files and the ``checked`` ones (read from disk);
+    ``known``: summaries computed already (absolute paths); ``files``: the project's files,
+    when the caller has walked it already.
 
     None when no checked file needs it (``always=False``): the index only serves rules that
     report at a seeding call, and a checked file without one has a summary from its bytes
@@ -328,8 +326,9 @@ def build_index(
     if not always and not any(s.full for s in summaries.values()):
         cache.save()
         return None
-    walked = walk_project(root, resolver, settings, cache)
+    walked = walk_project(root, resolver, settings, cache) if files is None else files
     paths = list(dict.fromkeys([*walked, *checked_paths]))
+    summaries.update(known or {})  # from their trees (they bind a loader name)
     _summarize(paths, cache, processes, summaries, keys)
     for path in cache.entries.paths():
         if path not in keys and path.startswith(str(root)):
@@ -510,6 +509,53 @@ class ProjectSetup:
         self._deferred: dict[str, tuple[Optional[StatKey], str]] = {}
         self._hints: dict[str, Optional[ClassHint]] = {}  # of deferred modules (None: unread)
         self._named: set[str] = set()  # the files the run checks (absolute)
+        self._loaders: Optional[LoaderNames] = None  # the project's loader names
+        self._loaders_root = Path.cwd()
+
+    def _root(self, checked: Iterable[str] = ()) -> Path:
+        """The project's root: the setting, else the root above the checked files."""
+        if self.root is not None:
+            return self.root
+        paths = [os.path.abspath(path) for path in checked]
+        return find_root(Path(os.path.commonpath(paths)) if paths else Path.cwd())
+
+    def loader_names(self, checked: Iterable[str] = ()) -> LoaderNames:
+        """The project's loader names, as the record in the cache folder keeps them (see
+        ``run.loader_names``); updated by :meth:`bound` and :meth:`complete_loaders`.
+        ``checked``: the files the run checks (the project is the one above them)."""
+        if self._loaders is None:
+            self._loaders_root = self._root(checked)
+            store: Optional[Cache] = None
+            if self.cache_dir is not None:
+                with contextlib.redirect_stderr(io.StringIO()):  # the findings' cache warns
+                    store = Cache(self.cache_dir)
+            self._loaders = LoaderNames(store, str(self._loaders_root), self.options)
+        return self._loaders
+
+    def bound(self, path: str, summary: Optional[ModuleSummary]) -> None:
+        """What the checked module at ``path`` binds (a summary not from its tree: nothing)."""
+        self.loader_names().update(os.path.abspath(path), summary)
+
+    def complete_loaders(
+        self, checked: list[str], known: dict[str, ModuleSummary], exclude: str = ""
+    ) -> dict[str, tuple[str, ModuleSummary]]:
+        """The loader names that no loader word finds, to a fixpoint, once the check pass has
+        told what its files bind: the modules naming one that the check pass did not look
+        for (absolute paths, each with its content hash and summary). Without a record, the
+        project's other files are read for what they bind (``exclude``: one not read, the
+        caller tells what it binds)."""
+        names = self.loader_names()
+        paths = list(checked)
+        if not names.found:
+            names.found = True
+            covered = {*checked, exclude}
+            root = self._loaders_root
+            others = [path for path in self._walk(root) if path not in covered]
+            if others:
+                names.from_files(others, self.processes)
+                paths.extend(others)
+        parsed = {os.path.abspath(path): s for path, s in known.items() if s.full}
+        return names.complete(paths, self.processes, parsed)
 
     @property
     def cache(self) -> SummaryCache:
@@ -540,7 +586,8 @@ class ProjectSetup:
 
     def forget_files(self) -> None:
         """Look at the project's files again at the next build (one changed on disk: the
-        language server's setups live for a session)."""
+        language server's setups live for a session). Its loader names stay: the server
+        tells what each buffer it checks binds (:meth:`bound`)."""
         self._stats.clear()
 
     def defer(
@@ -577,20 +624,16 @@ class ProjectSetup:
         bytes (:meth:`_on_demand`)."""
         checked_paths = [os.path.abspath(p) for p in checked]
         self._named.update(checked_paths)
-        root = self.root
-        if root is None:
-            root = find_root(
-                Path(os.path.commonpath(checked_paths)) if checked_paths else Path.cwd()
-            )
+        root = self._root(checked_paths)
         _OPTIONS[0] = self.options
         cache = self.cache
         summaries = dict(known)
         keys: dict[str, Optional[StatKey]] = dict.fromkeys(known)
-        found_now = None
-        if self.walked is not None and self.walked[0] == os.path.abspath(root):
-            found_now = [key_of(name) for name in self.walked[1] if name.endswith(".py")]
-        walked = walk_project(root, self.resolver, self.settings, cache, found_now)
+        walked = self._walk(root)
         paths = list(dict.fromkeys([*walked, *checked_paths]))
+        # Modules binding a loader name the record knows of: parsed when an answer looks into
+        # them, whatever their words (`from .loaders import AudioLoader as Feeder`).
+        linked = self._loaders.linked() if self._loaders is not None else frozenset()
         deferred: list[str] = []
         pending: list[str] = []
         for path in paths:
@@ -611,7 +654,7 @@ class ProjectSetup:
             key = keys[path] = self._stats[path]
             entry = cache.entries.get(path)
             if entry is not None and key is not None and entry[0] == key:
-                if entry[2] is None:
+                if entry[2] is None or (not entry[2].full and path in linked):
                     deferred.append(path)
                 else:
                     summaries[path] = entry[2]
@@ -623,7 +666,7 @@ class ProjectSetup:
                 continue
             cache.entries[path] = (keys[path], result[0], result[1])
             cache.dirty = True
-            if result[1] is None:
+            if result[1] is None or path in linked:
                 deferred.append(path)
             else:
                 summaries[path] = result[1]
@@ -635,6 +678,48 @@ class ProjectSetup:
                 del cache.entries[path]  # a file gone from the project
                 cache.dirty = True
         return index
+
+    def hidden_loaders(self, exclude: str = "") -> frozenset[str]:
+        """The project's loader names that no loader word finds, for a face that checks one
+        file at a time (the flake8 plugin, the server): from the record, or, without one,
+        from the project's files (read once per setup; ``exclude``: the file being checked,
+        not read: the face tells what it binds, :meth:`bound`)."""
+        names = self.loader_names()
+        if not names.found:
+            self.complete_loaders([], {}, os.path.abspath(exclude) if exclude else "")
+        return names.hidden()
+
+    def fix_index(self, checked: list[Path], always: bool) -> Optional[ProjectIndex]:
+        """The index a ``--fix`` run fixes with, built before the per-file work (None: no
+        fixed file needs it); the project's loader names that no loader word finds are set
+        for the pre-filter (:func:`~seedlint.prefilter.words.set_project_loaders`). With no
+        check pass before it, every file of the project is read for those names."""
+        paths = [os.path.abspath(path) for path in checked]
+        names = self.loader_names(paths)
+        found = self.complete_loaders([], {})
+        set_project_loaders(names.hidden())
+        summaries = {path: summary for path, (_, summary) in found.items()}
+        named = always or any(path in summaries for path in paths)
+        root = self._loaders_root
+        files = self._walk(root)  # walked once (a broken configuration warns once)
+        return build_index(
+            checked,
+            self.resolver,
+            self.settings,
+            None,
+            self.processes,
+            root,
+            named,
+            summaries,
+            files,
+        )
+
+    def _walk(self, root: Path) -> list[str]:
+        """The project's files (the run's own walk when it checks the project's root)."""
+        found_now = None
+        if self.walked is not None and self.walked[0] == os.path.abspath(root):
+            found_now = [key_of(name) for name in self.walked[1] if name.endswith(".py")]
+        return walk_project(root, self.resolver, self.settings, self.cache, found_now)
 
     def _on_demand(
         self,
@@ -694,7 +779,7 @@ class ProjectSetup:
     ) -> None:
         sizes = [key[1] if (key := keys.get(p)) is not None else 0 for p in paths]
         # Parsing pays for the pool sooner than the check's pre-filter does (~20 ms a module).
-        parsed = pool_map(_compute, paths, sizes, self.processes, _PARSE_ITEMS, _PARSE_BYTES)
+        parsed = pool_map(_compute_full, paths, sizes, self.processes, _PARSE_ITEMS, _PARSE_BYTES)
         for path, result in zip(paths, parsed):
             pending.discard(path)
             if result is None:
@@ -705,6 +790,8 @@ class ProjectSetup:
             self.cache.dirty = True
 
     def save(self) -> None:
+        if self._loaders is not None:
+            self._loaders.save()
         cache = self._cache
         if cache is None:
             return
