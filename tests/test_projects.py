@@ -20,23 +20,38 @@ import pytest
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import Settings
 from seedlint.engine.check import check_text
+from seedlint.prefilter.words import project_loaders_set
 from seedlint.project.index import ProjectIndex, activate
 from seedlint.project.layout import Layout, find_root, module_name
 from seedlint.rules import BY_CODE
+from seedlint.run.loader_names import LoaderNames, full_summary
 from seedlint.run.summaries import summary_of
 from tests.fixtures_support import FIXTURES, expected_findings
 
 PROJECTS = FIXTURES / "projects"
-CODES = ("RNG001", "RNG004")
+CODES = ("RNG001", "RNG002", "RNG004")
 
 
 def projects() -> list[Path]:
     return sorted(p for p in PROJECTS.iterdir() if p.is_dir())
 
 
+def loader_names(root: Path) -> LoaderNames:
+    """The project's loader names as a run without a record finds them (from its files)."""
+    paths = sorted(str(p) for p in root.rglob("*.py"))
+    names = LoaderNames(None, str(root), AnalysisOptions())
+    names.from_files(paths, 1)
+    names.found = True
+    names.complete(lambda: paths, 1, dict)
+    return names
+
+
 def index_for(root: Path) -> ProjectIndex:
     paths = sorted(str(p) for p in root.rglob("*.py"))
     summaries = {p: summary_of(Path(p).read_bytes(), p, AnalysisOptions()) for p in paths}
+    # A module binding a loader name is summarised from its tree whatever its words.
+    for path in loader_names(root).linked():
+        summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
     return ProjectIndex(Layout(root, paths), summaries)
 
 
@@ -44,7 +59,8 @@ def index_for(root: Path) -> ProjectIndex:
 def active(index: ProjectIndex) -> Iterator[None]:
     activate(index)
     try:
-        yield
+        with project_loaders_set(loader_names(index.layout.root).hidden()):
+            yield
     finally:
         activate(None)
 
@@ -165,9 +181,18 @@ def test_cache_follows_a_helper_in_another_module(tmp_path: Path) -> None:
     assert rng004() == []
 
 
-@pytest.mark.parametrize("name", ["helpers", "base_class", "star"])
-def test_flake8_plugin_equals_the_cli(tmp_path: Path, name: str) -> None:
-    """flake8 sees one file at a time; the plugin's index makes its findings the CLI's."""
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("helpers", "RNG004"),
+        ("base_class", "RNG004"),
+        ("star", "RNG004"),
+        ("loader_names", "RNG001"),
+    ],
+)
+def test_flake8_plugin_equals_the_cli(tmp_path: Path, name: str, code: str) -> None:
+    """flake8 sees one file at a time; the plugin's index (and, for `loader_names`, the
+    project's loader names found from its files) makes its findings the CLI's."""
     root = tmp_path / name
     shutil.copytree(PROJECTS / name, root)
     (root / "setup.cfg").write_text("[flake8]\nselect = RNG\n")
@@ -193,7 +218,7 @@ def test_flake8_plugin_equals_the_cli(tmp_path: Path, name: str) -> None:
         for f in _cli(root, "--no-cache", *files)
     )
     assert flake8 == cli
-    assert any(code == "RNG004" for _, _, code in cli)
+    assert any(found == code for _, _, found in cli)
 
 
 def _row(finding: dict[str, object]) -> int:

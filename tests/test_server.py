@@ -432,6 +432,27 @@ async def test_a_helper_in_another_module_completes_the_seeding(
     assert ("RNG004" in {str(d.code) for d in found}) and _rows(found) == [(11, "RNG004")]
 
 
+async def test_loader_classes_named_without_a_loader_word(client: LanguageClient, tmp_path: Path):
+    """`train.py` holds no `DataLoader`: it calls the project's `AudioLoader`, `Feeder` (a
+    renamed re-export) and `Bins`. The server finds the project's loader names as `seedlint
+    check` does, and offers the fix (the `generator` the CLI's `--fix` passes)."""
+    import shutil
+
+    from tests.fixtures_support import expected_findings
+
+    root = tmp_path / "loader_names"
+    shutil.copytree(PROJECTS / "loader_names", root)
+    (root / "pyproject.toml").write_text("")
+    train = root / "train.py"
+    text = train.read_text()
+    expected = sorted(e for e in expected_findings(text) if e[1] in ("RNG001", "RNG002"))
+    found = await open_file(client, train, text, write=False)
+    assert _rows(found) == expected
+    audio = [d for d in found if d.range.start.line == 7 and d.code == "RNG001"]
+    fixes = await actions(client, train, 7, audio, only=[types.CodeActionKind.QuickFix])
+    assert any("generator" in a.title for a in fixes), [a.title for a in fixes]
+
+
 def test_the_noqa_goes_where_a_comment_can_go(tmp_path: Path):
     from seedlint.server import noqa_edit, noqa_row
 

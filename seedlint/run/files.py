@@ -253,10 +253,18 @@ def _check_files(
         ):
             local[i] = summary
     fresh: set[int] = set()  # checked again with the index, whatever its answers
-    if project is not None:
+    if project is not None and project.loader_names().pending():
         # Loader names found just now that no loader word finds: the files naming one.
-        at = {os.path.abspath(t.path): i for i, t in enumerate(tasks) if t.raw is None}
-        for path, (content, summary) in project.complete_loaders(list(at), known).items():
+        at: dict[str, int] = {}
+
+        def absolute() -> list[str]:
+            if not at:
+                at.update(
+                    (os.path.abspath(t.path), i) for i, t in enumerate(tasks) if t.raw is None
+                )
+            return list(at)
+
+        for path, (content, summary) in project.complete_loaders(absolute, known).items():
             known[key_of(path)] = summary
             i = at.get(path, -1)
             if i >= 0 and summary.full:
@@ -264,6 +272,7 @@ def _check_files(
                 digests[i] = content
                 if extras.pop(i, None) is not None:
                     fresh.add(i)  # cached findings taken with an index without the name
+    if project is not None:
         hidden = project.loader_names().hidden()
     if cache is not None:
         cache.salt = loader_salt(hidden)

@@ -24,7 +24,7 @@ import ast
 import json
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Optional
 
@@ -144,6 +144,11 @@ class LoaderNames:
         """The project's loader names that hold no loader word."""
         return hidden_loader_names(self.names(), self.options)
 
+    def pending(self) -> bool:
+        """Whether :meth:`complete` has work: no record was read, or a hidden name is not
+        looked for yet."""
+        return not self.found or bool(self.hidden() - self.searched)
+
     def linked(self) -> frozenset[str]:
         """The modules that bind a loader name, or may (the index parses them when it looks
         into them, whatever their words)."""
@@ -154,22 +159,23 @@ class LoaderNames:
 
     def complete(
         self,
-        paths: Sequence[str],
+        paths: Callable[[], Sequence[str]],
         processes: int,
-        parsed: dict[str, ModuleSummary],
+        parsed: Callable[[], dict[str, ModuleSummary]],
     ) -> dict[str, tuple[str, ModuleSummary]]:
         """Look, in the code of ``paths``, for the hidden names not looked for yet, to a
         fixpoint; the modules naming one are parsed (``parsed``: summaries the run has already:
-        not parsed again). Returns each module found, with its content hash and summary."""
+        not parsed again). Returns each module found, with its content hash and summary.
+        ``paths`` and ``parsed`` are asked for only when there is a name to look for."""
         found: dict[str, tuple[str, ModuleSummary]] = {}
         while True:
             new = self.hidden() - self.searched
             if not new:
                 return found
             self.searched |= new
-            rest = [path for path in paths if path not in found]
+            rest = [path for path in paths() if path not in found]
             for path, (content, summary) in naming(rest, new, self.options, processes).items():
-                summary = parsed.get(path, summary)
+                summary = parsed().get(path, summary)
                 found[path] = (content, summary)
                 self.update(path, summary)
 

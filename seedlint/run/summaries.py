@@ -13,13 +13,14 @@ cache.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import json
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -510,14 +511,27 @@ class ProjectSetup:
         self._hints: dict[str, Optional[ClassHint]] = {}  # of deferred modules (None: unread)
         self._named: set[str] = set()  # the files the run checks (absolute)
         self._loaders: Optional[LoaderNames] = None  # the project's loader names
+        self._roots: dict[tuple[str, str], Path] = {}
+        self._walks: dict[Path, list[str]] = {}  # this setup's walks (see forget_files)
         self._loaders_root = Path.cwd()
 
     def _root(self, checked: Iterable[str] = ()) -> Path:
         """The project's root: the setting, else the root above the checked files."""
         if self.root is not None:
             return self.root
-        paths = [os.path.abspath(path) for path in checked]
-        return find_root(Path(os.path.commonpath(paths)) if paths else Path.cwd())
+        paths = list(checked)
+        if not paths:
+            return find_root(Path.cwd())
+        key = (min(paths), max(paths))
+        if self._roots.get(key) is None:
+            # The common folder of the least and the greatest name is every name's (a name
+            # between two that share a folder shares it): two names instead of thousands.
+            try:
+                common = os.path.abspath(os.path.commonpath(key))
+            except ValueError:  # relative and absolute names mixed
+                common = os.path.commonpath([os.path.abspath(path) for path in paths])
+            self._roots[key] = find_root(Path(common))
+        return self._roots[key]
 
     def loader_names(self, checked: Iterable[str] = ()) -> LoaderNames:
         """The project's loader names, as the record in the cache folder keeps them (see
@@ -537,24 +551,37 @@ class ProjectSetup:
         self.loader_names().update(os.path.abspath(path), summary)
 
     def complete_loaders(
-        self, checked: list[str], known: dict[str, ModuleSummary], exclude: str = ""
+        self,
+        checked: Callable[[], list[str]],
+        known: dict[str, ModuleSummary],
+        exclude: str = "",
+        read: bool = True,
     ) -> dict[str, tuple[str, ModuleSummary]]:
         """The loader names that no loader word finds, to a fixpoint, once the check pass has
         told what its files bind: the modules naming one that the check pass did not look
         for (absolute paths, each with its content hash and summary). Without a record, the
         project's other files are read for what they bind (``exclude``: one not read, the
-        caller tells what it binds)."""
+        caller tells what it binds; ``read``: the check pass read the checked files, else
+        they are read too). ``checked``: the checked files (absolute), asked for only when
+        needed (most runs have no such name)."""
         names = self.loader_names()
-        paths = list(checked)
+        others: list[str] = []
         if not names.found:
             names.found = True
-            covered = {*checked, exclude}
             root = self._loaders_root
-            others = [path for path in self._walk(root) if path not in covered]
-            if others:
+            if not self._checks_root(root) or exclude or not read:
+                covered = {*checked(), exclude} if read else set()
+                others = [path for path in self._walk(root) if path not in covered]
                 names.from_files(others, self.processes)
-                paths.extend(others)
-        parsed = {os.path.abspath(path): s for path, s in known.items() if s.full}
+
+        @functools.lru_cache(maxsize=1)
+        def paths() -> list[str]:
+            return [*checked(), *others]
+
+        @functools.lru_cache(maxsize=1)
+        def parsed() -> dict[str, ModuleSummary]:
+            return {os.path.abspath(path): s for path, s in known.items() if s.full}
+
         return names.complete(paths, self.processes, parsed)
 
     @property
@@ -589,6 +616,7 @@ class ProjectSetup:
         language server's setups live for a session). Its loader names stay: the server
         tells what each buffer it checks binds (:meth:`bound`)."""
         self._stats.clear()
+        self._walks.clear()
 
     def defer(
         self,
@@ -686,7 +714,7 @@ class ProjectSetup:
         not read: the face tells what it binds, :meth:`bound`)."""
         names = self.loader_names()
         if not names.found:
-            self.complete_loaders([], {}, os.path.abspath(exclude) if exclude else "")
+            self.complete_loaders(list, {}, os.path.abspath(exclude) if exclude else "")
         return names.hidden()
 
     def fix_index(self, checked: list[Path], always: bool) -> Optional[ProjectIndex]:
@@ -696,7 +724,7 @@ class ProjectSetup:
         check pass before it, every file of the project is read for those names."""
         paths = [os.path.abspath(path) for path in checked]
         names = self.loader_names(paths)
-        found = self.complete_loaders([], {})
+        found = self.complete_loaders(list, {}, read=False)
         set_project_loaders(names.hidden())
         summaries = {path: summary for path, (_, summary) in found.items()}
         named = always or any(path in summaries for path in paths)
@@ -715,11 +743,20 @@ class ProjectSetup:
         )
 
     def _walk(self, root: Path) -> list[str]:
-        """The project's files (the run's own walk when it checks the project's root)."""
-        found_now = None
-        if self.walked is not None and self.walked[0] == os.path.abspath(root):
-            found_now = [key_of(name) for name in self.walked[1] if name.endswith(".py")]
-        return walk_project(root, self.resolver, self.settings, self.cache, found_now)
+        """The project's files (the run's own walk when it checks the project's root), walked
+        once per setup."""
+        if root not in self._walks:
+            found_now = None
+            if self._checks_root(root):
+                assert self.walked is not None
+                found_now = [key_of(name) for name in self.walked[1] if name.endswith(".py")]
+            walk = walk_project(root, self.resolver, self.settings, self.cache, found_now)
+            self._walks[root] = walk
+        return self._walks[root]
+
+    def _checks_root(self, root: Path) -> bool:
+        """Whether the run checks the project's root (its files are the project's)."""
+        return self.walked is not None and self.walked[0] == os.path.abspath(root)
 
     def _on_demand(
         self,
