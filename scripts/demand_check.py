@@ -29,6 +29,7 @@ from seedlint.config import Settings, SettingsResolver
 from seedlint.project.index import ProjectIndex, needs_project
 from seedlint.project.layout import Layout
 from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree
+from seedlint.run.loader_names import LoaderNames, full_summary
 from seedlint.run.pool import pool_map
 from seedlint.run.summaries import ProjectSetup, summary_of
 
@@ -49,6 +50,13 @@ def check(root: Path, processes: int) -> bool:
     paths = sorted(str(p) for p in root.rglob("*.py") if p.is_file())
     sizes = [Path(p).stat().st_size for p in paths]
     summaries = {p: s for p, s in pool_map(_full, paths, sizes, processes) if s is not None}
+    # The modules binding a loader name the run finds (whatever their words): from their trees.
+    names = LoaderNames(None, str(root), AnalysisOptions())
+    names.from_files(paths, processes)
+    names.found = True
+    names.complete(lambda: paths, processes, dict)
+    for path in names.linked():
+        summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
     full = ProjectIndex(Layout(root, paths), summaries)
     asked = sorted(p for p, s in full.summaries.items() if needs_project(s))
     trees = sum(1 for s in full.summaries.values() if s.full)
@@ -63,6 +71,8 @@ def check(root: Path, processes: int) -> bool:
     try:
         start = time.perf_counter()
         setup = ProjectSetup(SettingsResolver({}), Settings(root=root), None, processes, root)
+        setup.loader_names(paths)
+        setup.complete_loaders(lambda: paths, {}, read=False)
         lazy = setup.build(paths, {}, asked)
         seconds = time.perf_counter() - start
     finally:

@@ -38,6 +38,9 @@ def _lazy(root: Path, asked: list[str]) -> tuple[ProjectIndex, list[str]]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ProjectSetup, "_parse", counted)
         checked = sorted(str(p) for p in root.rglob("*.py"))
+        # The project's loader names first, as a run finds them (the check parsed nothing).
+        setup.loader_names(checked)
+        setup.complete_loaders(lambda: checked, {}, read=False)
         index = setup.build(checked, {}, asked)
     return index, parsed
 

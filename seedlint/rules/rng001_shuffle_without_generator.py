@@ -71,9 +71,13 @@ are named on the command line), it also checks:
   (`FastLoader if fast else DataLoader`), or `functools.partial(DataLoader, ...)`, whose
   arguments count as the call's, with a `**kwargs` dict built in the same function;
 - a DataLoader subclass defined in another module (`class AudioDataLoader(DataLoader)` in
-  `loaders.py`, called in `train.py`): positional arguments bind to its own `__init__`'s
-  parameters (a `*args, **kwargs` pass-through keeps the DataLoader's);
-- `DataLoader` or `torch` bound only through a star import of a project module;
+  `loaders.py`, called in `train.py`), whatever its name (`class AudioLoader(DataLoader)`,
+  a subclass of it), and the names the project imports it under (a renamed re-export,
+  `from .loaders import AudioLoader as Feeder`), even in a file that never names
+  `DataLoader`: positional arguments bind to its own `__init__`'s parameters (a
+  `*args, **kwargs` pass-through keeps the DataLoader's);
+- `DataLoader` or `torch` bound only through a star import of a project module, or
+  `DataLoader` re-exported by one (`from pkg.common import DataLoader`);
 - a builder whose `shuffle` (or `generator`, `sampler`) is one of its parameters
   (`def build(ds, train): return DataLoader(ds, shuffle=train)`): the project's calls of the
   builder bind it (by keyword or position, the builder's defaults where a call leaves it out),
