@@ -67,9 +67,10 @@ Loader classes are found as RNG001 finds them: in a variable (a conditional expr
 `functools.partial(DataLoader, ...)`), a DataLoader subclass of another module of the project
 whatever its name, and under the names the project re-exports it as (its own `__init__` binds
 the positions), `DataLoader` or `torch` through a star import of a project module, or
-`DataLoader` re-exported by one. A builder whose `num_workers` (or `worker_init_fn`) is one of its parameters is
-reported when a call of it in the project gives the loader workers and no `worker_init_fn`; the
-message names that call: `(num_workers=4 from `train.py:12`)`. No caller found: no finding.
+`DataLoader` re-exported by one. A builder whose `num_workers` (or `worker_init_fn`) is one of
+its parameters is reported when a call of it in the project gives the loader workers and no
+`worker_init_fn`; the message names that call: `(num_workers=4 from `train.py:12`)`. No caller
+found: no finding.
 
 ## Why is this bad?
 It is often harmless, and the message says no more than is true: since PyTorch 1.9 every worker

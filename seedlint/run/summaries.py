@@ -572,7 +572,7 @@ class ProjectSetup:
             if not self._checks_root(root) or exclude or not read:
                 covered = {*checked(), exclude} if read else set()
                 others = [path for path in self._walk(root) if path not in covered]
-                names.from_files(others, self.processes)
+                names.from_files(self._unsummarised(others, names), self.processes)
 
         @functools.lru_cache(maxsize=1)
         def paths() -> list[str]:
@@ -583,6 +583,27 @@ class ProjectSetup:
             return {os.path.abspath(path): s for path, s in known.items() if s.full}
 
         return names.complete(paths, self.processes, parsed)
+
+    def _unsummarised(self, paths: list[str], names: LoaderNames) -> list[str]:
+        """The modules of ``paths`` whose links the summary table cannot tell: the others'
+        links are taken from their summaries (unchanged since, by their stat keys). A module
+        summarised from its bytes binds no loader name when every loader class's name holds
+        `DataLoader` (its bytes would need a tree)."""
+        light_binds_none = all("DataLoader" in word for word in names.roots)
+        unread: list[str] = []
+        for path in paths:
+            if path not in self._stats:
+                self._stats[path] = stat_key(Path(path))
+            key = self._stats[path]
+            entry = self.cache.entries.get(path)
+            if entry is not None and key is not None and entry[0] == key and entry[2] is not None:
+                if entry[2].full:
+                    names.update(path, entry[2])
+                    continue
+                if light_binds_none:
+                    continue
+            unread.append(path)
+        return unread
 
     @property
     def cache(self) -> SummaryCache:
