@@ -567,7 +567,7 @@ class ProjectSetup:
         names = self.loader_names()
         others: list[str] = []
         if not names.found:
-            names.found = True
+            names.found = names.dirty = True  # written even when nothing binds a name
             root = self._loaders_root
             if not self._checks_root(root) or exclude or not read:
                 covered = {*checked(), exclude} if read else set()
