@@ -60,17 +60,21 @@ class _Context:
         self.resolver: Optional[SettingsResolver] = None
         self.adapted: dict[int, tuple[Settings, Settings]] = {}
         self.setups: dict[Path, ProjectSetup] = {}
+        self.roots: dict[str, Path] = {}  # a file's folder -> its project's root
 
     def setup_for(self, filename: str, settings: Settings) -> ProjectSetup:
         """The file's project (its root, summary cache and walk), kept for the flake8 process."""
-        path = Path.cwd() if filename in _STDIN_NAMES else Path(filename)
-        root = find_root(path)
+        stdin = filename in _STDIN_NAMES
+        where = os.getcwd() if stdin else os.path.dirname(os.path.abspath(filename))
+        root = self.roots.get(where)
+        if root is None:  # found once per folder (a stat per marker and folder above it)
+            root = self.roots[where] = find_root(Path(where))
         if root not in self.setups:
             assert self.resolver is not None
             cache_dir: Optional[Path] = None
             if not os.environ.get("SEEDLINT_NO_CACHE"):
-                folder = os.environ.get("SEEDLINT_CACHE_DIR") or settings.cache_dir
-                cache_dir = Path(folder or ".seedlint_cache")
+                chosen = os.environ.get("SEEDLINT_CACHE_DIR") or settings.cache_dir
+                cache_dir = Path(chosen or ".seedlint_cache")
             self.setups[root] = ProjectSetup(self.resolver, settings, cache_dir, 1, root)
         return self.setups[root]
 

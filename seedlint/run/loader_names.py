@@ -108,6 +108,7 @@ class LoaderNames:
         self.found = False  # the record was read
         self.dirty = False
         self.searched: set[str] = set()  # the hidden names the run has looked for
+        self._names: Optional[tuple[frozenset[str], frozenset[str]]] = None  # (all, hidden)
         body = store.read_signed(self.name) if store is not None else None
         if body is None:
             return
@@ -130,19 +131,25 @@ class LoaderNames:
             if self.modules.get(path) != links:
                 self.modules[path] = links
                 self.dirty = True
+                self._names = None
         elif path in self.modules:
             del self.modules[path]
             self.dirty = True
+            self._names = None
 
     def names(self) -> frozenset[str]:
         """Every name the project binds to a loader class (by name, to a fixpoint)."""
-        return loader_closure(
-            (link for links in self.modules.values() for link in links), self.roots
-        )
+        if self._names is None:
+            links = (link for links in self.modules.values() for link in links)
+            found = loader_closure(links, self.roots)
+            self._names = (found, hidden_loader_names(found, self.options))
+        return self._names[0]
 
     def hidden(self) -> frozenset[str]:
         """The project's loader names that hold no loader word."""
-        return hidden_loader_names(self.names(), self.options)
+        self.names()
+        assert self._names is not None
+        return self._names[1]
 
     def pending(self) -> bool:
         """Whether :meth:`complete` has work: no record was read, or a hidden name is not

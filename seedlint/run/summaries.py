@@ -473,6 +473,19 @@ def _keep(
         cache.checked.add(path)
 
 
+_STORES: dict[Path, Cache] = {}
+
+
+def _store(directory: Path) -> Cache:
+    """The cache folder's signed files, one reader per folder for the process (the flake8
+    plugin has a setup per project root, and a folder of scripts is many projects)."""
+    found = _STORES.get(directory)
+    if found is None:
+        with contextlib.redirect_stderr(io.StringIO()):  # the findings' cache warns once
+            found = _STORES[directory] = Cache(directory)
+    return found
+
+
 class ProjectSetup:
     """What a check run needs to build its project index late, only when some checked file's
     findings may depend on the project (see ``run.files.check_files``): the summaries the check
@@ -539,10 +552,7 @@ class ProjectSetup:
         ``checked``: the files the run checks (the project is the one above them)."""
         if self._loaders is None:
             self._loaders_root = self._root(checked)
-            store: Optional[Cache] = None
-            if self.cache_dir is not None:
-                with contextlib.redirect_stderr(io.StringIO()):  # the findings' cache warns
-                    store = Cache(self.cache_dir)
+            store = _store(self.cache_dir) if self.cache_dir is not None else None
             self._loaders = LoaderNames(store, str(self._loaders_root), self.options)
         return self._loaders
 
@@ -736,6 +746,7 @@ class ProjectSetup:
         names = self.loader_names()
         if not names.found:
             self.complete_loaders(list, {}, os.path.abspath(exclude) if exclude else "")
+            names.save()  # the next process reads it
         return names.hidden()
 
     def fix_index(self, checked: list[Path], always: bool) -> Optional[ProjectIndex]:
