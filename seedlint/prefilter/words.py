@@ -58,12 +58,13 @@ def set_project_loaders(names: Iterable[str]) -> None:
 
 @contextlib.contextmanager
 def project_loaders_set(names: Iterable[str]) -> Iterator[None]:
-    """Check with ``names`` as the project's loader names, then with none again."""
+    """Check with ``names`` as the project's loader names, then with those before again."""
+    before = _PROJECT_LOADERS[0]
     set_project_loaders(names)
     try:
         yield
     finally:
-        set_project_loaders(())
+        _PROJECT_LOADERS[0] = before
 
 
 def names_project_loader(raw: bytes, names: Optional[tuple[bytes, ...]] = None) -> bool:
