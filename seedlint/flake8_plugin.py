@@ -75,7 +75,8 @@ class _Context:
             if not os.environ.get("SEEDLINT_NO_CACHE"):
                 chosen = os.environ.get("SEEDLINT_CACHE_DIR") or settings.cache_dir
                 cache_dir = Path(chosen or ".seedlint_cache")
-            self.setups[root] = ProjectSetup(self.resolver, settings, cache_dir, 1, root)
+            setup = ProjectSetup(self.resolver, settings, cache_dir, 1, root, shared=True)
+            self.setups[root] = setup
         return self.setups[root]
 
     def settings_for(self, filename: str) -> Settings:

@@ -181,13 +181,19 @@ def check_files(
     its content and the digest of the project's answers, and every file's by the project's
     loader names that no loader word finds (a new one may change any file's findings).
     """
-    checked = [str(t.path) for t in tasks if t.raw is None]
-    names = project.loader_names(checked) if project is not None else None
-    hidden = names.hidden() if names is not None else frozenset()
-    if names is not None:
+    hidden: frozenset[str] = frozenset()
+    if project is not None and _checks_loaders(tasks):
+        names = project.loader_names([str(t.path) for t in tasks if t.raw is None])
+        hidden = names.hidden()
         names.searched |= hidden  # the check pass looks for them
     with project_loaders_set(hidden):
         return _check_files(tasks, processes, cache, project, hidden)
+
+
+def _checks_loaders(tasks: Sequence[FileTask]) -> bool:
+    """Whether a selected rule checks the project's own loader classes (RNG001, RNG002)."""
+    chosen = {id(t.settings): t.settings for t in tasks}.values()
+    return any(rule.project_loaders for s in chosen for rule in selection(s).rules)
 
 
 def _check_files(
@@ -201,6 +207,8 @@ def _check_files(
     pending: list[int] = []
     keys: list[Optional[StatKey]] = [None] * len(tasks)
     extras: dict[int, str] = {}  # cached findings that hold for these project answers only
+    # The project's loader names are followed (a loader rule is selected: see check_files).
+    loaders = project if project is not None and project.has_loader_names() else None
     if cache is not None:
         cache.salt = loader_salt(hidden)
     for i, task in enumerate(tasks):
@@ -239,10 +247,10 @@ def _check_files(
                 project.remember(str(task.path), trusted[i], result.digest, summary)
         elif result.deferred is not None and project is not None and task.raw is None:
             project.defer(str(task.path), trusted[i], result.deferred, result.hint)
-        if project is not None and task.raw is None and (summary is not None or not result.digest):
+        if loaders is not None and task.raw is None and (summary is not None or not result.digest):
             # What the module binds: its summary tells, or no rule's words are in it (a file
             # found in the cache by its content keeps what it bound).
-            project.bound(str(task.path), summary)
+            loaders.bound(str(task.path), summary)
         if result.extra:
             extras[i] = result.extra
         elif (
@@ -253,7 +261,7 @@ def _check_files(
         ):
             local[i] = summary
     fresh: set[int] = set()  # checked again with the index, whatever its answers
-    if project is not None and project.loader_names().pending():
+    if loaders is not None and loaders.loader_names().pending():
         # Loader names found just now that no loader word finds: the files naming one.
         at: dict[str, int] = {}
 
@@ -264,7 +272,7 @@ def _check_files(
                 )
             return list(at)
 
-        for path, (content, summary) in project.complete_loaders(absolute, known).items():
+        for path, (content, summary) in loaders.complete_loaders(absolute, known).items():
             known[key_of(path)] = summary
             i = at.get(path, -1)
             if i >= 0 and summary.full:
@@ -272,8 +280,8 @@ def _check_files(
                 digests[i] = content
                 if extras.pop(i, None) is not None:
                     fresh.add(i)  # cached findings taken with an index without the name
-    if project is not None:
-        hidden = project.loader_names().hidden()
+    if loaders is not None:
+        hidden = loaders.loader_names().hidden()
     if cache is not None:
         cache.salt = loader_salt(hidden)
         for i, result in zip(pending, results):

@@ -137,6 +137,10 @@ class LoaderNames:
             self.dirty = True
             self._names = None
 
+    def forget(self) -> None:
+        """Compute the names again at the next ask (:attr:`modules` was changed directly)."""
+        self._names = None
+
     def names(self) -> frozenset[str]:
         """Every name the project binds to a loader class (by name, to a fixpoint)."""
         if self._names is None:

@@ -27,7 +27,7 @@ from typing import Any, Optional
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import ConfigError, Settings, SettingsResolver
 from seedlint.prefilter.words import WordSet, set_project_loaders
-from seedlint.project.hints import ClassHint, class_hint, possible_loader_names
+from seedlint.project.hints import ClassHint, Link, class_hint, possible_loader_names
 from seedlint.project.index import ProjectIndex, caller_words
 from seedlint.project.layout import Layout, find_root
 from seedlint.project.summary import (
@@ -474,15 +474,36 @@ def _keep(
 
 
 _STORES: dict[Path, Cache] = {}
+# What each module read for the project's loader names binds (its stat key, its links), for
+# the other setups of the process: a folder of scripts is many projects, nested.
+_BINDS: dict[str, tuple[Optional[StatKey], tuple[Link, ...]]] = {}
+_SUMMARY_CACHES: dict[tuple[Optional[Path], AnalysisOptions], SummaryCache] = {}
 
 
-def _store(directory: Path) -> Cache:
-    """The cache folder's signed files, one reader per folder for the process (the flake8
-    plugin has a setup per project root, and a folder of scripts is many projects)."""
-    found = _STORES.get(directory)
+def _summary_cache(
+    directory: Optional[Path], options: AnalysisOptions, shared: bool
+) -> SummaryCache:
+    """The summary table of a cache folder; with ``shared``, one per process: the setups of
+    many projects (the flake8 plugin's, one per root) share it instead of each reading it."""
+    if not shared or directory is None:
+        return SummaryCache(directory, options)
+    key = (directory, options)
+    found = _SUMMARY_CACHES.get(key)
+    if found is None:
+        found = _SUMMARY_CACHES[key] = SummaryCache(directory, options)
+    return found
+
+
+def _store(directory: Path, shared: bool) -> Cache:
+    """The cache folder's signed files; with ``shared``, one reader per folder for the
+    process (the flake8 plugin has a setup per project root, and a folder of scripts is many
+    projects)."""
+    found = _STORES.get(directory) if shared else None
     if found is None:
         with contextlib.redirect_stderr(io.StringIO()):  # the findings' cache warns once
-            found = _STORES[directory] = Cache(directory)
+            found = Cache(directory)
+        if shared:
+            _STORES[directory] = found
     return found
 
 
@@ -499,9 +520,13 @@ class ProjectSetup:
         cache_dir: Optional[Path],
         processes: int,
         root: Optional[Path] = None,
+        shared: bool = False,
     ) -> None:
+        """``shared``: the process's other setups share the cache folder's readers and
+        summary table (the flake8 plugin makes one setup per project root)."""
         self.resolver = resolver
         self.settings = settings
+        self.shared = shared
         self.options = AnalysisOptions(
             settings.dataloader_classes, settings.capture_contexts, settings.seed_functions
         )
@@ -552,9 +577,14 @@ class ProjectSetup:
         ``checked``: the files the run checks (the project is the one above them)."""
         if self._loaders is None:
             self._loaders_root = self._root(checked)
-            store = _store(self.cache_dir) if self.cache_dir is not None else None
+            store = _store(self.cache_dir, self.shared) if self.cache_dir is not None else None
             self._loaders = LoaderNames(store, str(self._loaders_root), self.options)
         return self._loaders
+
+    def has_loader_names(self) -> bool:
+        """Whether the run follows the project's loader names (:meth:`loader_names` was
+        asked for: a selected rule checks the project's loader classes)."""
+        return self._loaders is not None
 
     def bound(self, path: str, summary: Optional[ModuleSummary]) -> None:
         """What the checked module at ``path`` binds (a summary not from its tree: nothing)."""
@@ -582,7 +612,10 @@ class ProjectSetup:
             if not self._checks_root(root) or exclude or not read:
                 covered = {*checked(), exclude} if read else set()
                 others = [path for path in self._walk(root) if path not in covered]
-                names.from_files(self._unsummarised(others, names), self.processes)
+                unread = self._unsummarised(others, names)
+                names.from_files(unread, self.processes)
+                for path in unread:  # what each binds, for the process's other setups
+                    _BINDS[path] = (self._stats.get(path), names.modules.get(path, ()))
 
         @functools.lru_cache(maxsize=1)
         def paths() -> list[str]:
@@ -605,6 +638,13 @@ class ProjectSetup:
             if path not in self._stats:
                 self._stats[path] = stat_key(Path(path))
             key = self._stats[path]
+            known = _BINDS.get(path)
+            if known is not None and key is not None and known[0] == key:
+                if known[1]:
+                    names.modules[path] = known[1]
+                    names.dirty = True
+                    names.forget()
+                continue
             entry = self.cache.entries.get(path)
             if entry is not None and key is not None and entry[0] == key and entry[2] is not None:
                 if entry[2].full:
@@ -618,7 +658,7 @@ class ProjectSetup:
     @property
     def cache(self) -> SummaryCache:
         if self._cache is None:
-            self._cache = SummaryCache(self.cache_dir, self.options)
+            self._cache = _summary_cache(self.cache_dir, self.options, self.shared)
             for path, (key, content, summary) in self._pending.items():
                 _keep(self._cache, path, key, content, summary)
             self._pending.clear()
