@@ -110,27 +110,37 @@ def test_fix_seeds_them_and_a_second_fix_changes_nothing(project: Path) -> None:
     assert all("Bins(dataset, True, 4, 2)" in lines[row - 1] for row, _ in left)
 
 
-def _order(root: Path, global_seed: int) -> list[int]:
-    """The first epoch's order of `train.audio` (an AudioLoader), the global seed set first."""
+def _orders(root: Path) -> tuple[list[int], list[int]]:
+    """The first epoch's order of `train.audio` (an AudioLoader) built after the global seed is
+    set to 1, then (the module run again) to 2: one process, one import of torch."""
     code = (
-        f"import torch; torch.manual_seed({global_seed}); import train; "
-        "print([int(i) for b in train.audio for i in b])"
+        "import importlib, torch\n"
+        "torch.manual_seed(1)\n"
+        "import train\n"
+        "print([int(i) for b in train.audio for i in b])\n"
+        "torch.manual_seed(2)\n"
+        "importlib.reload(train)\n"
+        "print([int(i) for b in train.audio for i in b])\n"
     )
     env = dict(os.environ, PYTHONPATH=str(root))
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stderr
-    return [int(i) for i in result.stdout.strip().strip("[]").split(",")]
+    first, second = result.stdout.strip().splitlines()
+    return json.loads(first), json.loads(second)
 
 
 def test_the_fixed_loader_no_longer_follows_the_global_stream(project: Path) -> None:
     """Runtime, real PyTorch: before the fix the AudioLoader's order changes with the global
     seed (it draws from the global generator); after it, the order is the same."""
     pytest.importorskip("torch")
-    assert _order(project, 1) != _order(project, 2)
+    before = _orders(project)
+    assert before[0] != before[1]
     run_seedlint("check", "--no-cache", "--fix", "train.py", cwd=project)
-    assert _order(project, 1) == _order(project, 2)
+    after = _orders(project)
+    assert after[0] == after[1]
+    assert sorted(after[0]) == sorted(before[0]) == list(range(10))
 
 
 def test_names_in_code_reads_whole_names_outside_comments_and_strings() -> None:
