@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import os
 import time
 import tokenize
 from collections.abc import Iterable, Sequence
@@ -168,7 +169,7 @@ class Projects:
     def bound(self, path: str, settings: Settings, summary: ModuleSummary) -> None:
         """What the buffer at ``path`` binds, as its text is now (its project's loader names
         follow it)."""
-        self._setup(find_root(Path(path)), settings).bound(path, summary)
+        self._setup(find_root(Path(path)), settings).bound(os.path.normpath(path), summary)
 
     def _setup(self, root: Path, settings: Settings) -> ProjectSetup:
         setup = self.setups.get(root)

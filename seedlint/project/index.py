@@ -735,7 +735,7 @@ class ProjectIndex:
         package importing ``DataLoader`` for others to take), matched by name."""
         if self._loader_names is None:
             roots = {target.rsplit(".", 1)[-1] for target in self.targets}
-            links = [link for s in self.summaries.values() for link in loader_links(s)]
+            links = [link for s in self.summaries.values() if s.full for link in loader_links(s)]
             self._loader_names = loader_closure(links, roots)
         return self._loader_names
 

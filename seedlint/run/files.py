@@ -133,7 +133,7 @@ def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checke
     # A module that names a loader class of the project, or may bind one (a loader word in
     # its code): summarised from its tree, and checked with the project in view.
     named = project and names_project_loader(raw)
-    force = named or (project and loader_in_code(raw, chosen.options))
+    force = named or (project and not needs_tree(raw, scan) and loader_in_code(raw, chosen.options))
     if cache is not None:
         found = cache.by_content(task.settings, task.display, content)
         if found is not None:
@@ -209,6 +209,7 @@ def _check_files(
     extras: dict[int, str] = {}  # cached findings that hold for these project answers only
     # The project's loader names are followed (a loader rule is selected: see check_files).
     loaders = project if project is not None and project.has_loader_names() else None
+    bound = loaders.loader_names().modules if loaders is not None else {}
     if cache is not None:
         cache.salt = loader_salt(hidden)
     for i, task in enumerate(tasks):
@@ -249,8 +250,11 @@ def _check_files(
             project.defer(str(task.path), trusted[i], result.deferred, result.hint)
         if loaders is not None and task.raw is None and (summary is not None or not result.digest):
             # What the module binds: its summary tells, or no rule's words are in it (a file
-            # found in the cache by its content keeps what it bound).
-            loaders.bound(str(task.path), summary)
+            # found in the cache by its content keeps what it bound). Most bind nothing, as
+            # before: only the others are looked at.
+            path = key_of(str(task.path))
+            if (summary is not None and summary.full) or path in bound:
+                loaders.bound(path, summary)
         if result.extra:
             extras[i] = result.extra
         elif (

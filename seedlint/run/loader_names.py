@@ -126,7 +126,9 @@ class LoaderNames:
 
     def update(self, path: str, summary: Optional[ModuleSummary]) -> None:
         """What the module at ``path`` binds now (``summary`` None or not full: nothing)."""
-        links = loader_links(summary, renamed_only=True) if summary is not None else ()
+        links = (
+            loader_links(summary, renamed_only=True) if summary is not None and summary.full else ()
+        )
         if links:
             if self.modules.get(path) != links:
                 self.modules[path] = links

@@ -587,8 +587,9 @@ class ProjectSetup:
         return self._loaders is not None
 
     def bound(self, path: str, summary: Optional[ModuleSummary]) -> None:
-        """What the checked module at ``path`` binds (a summary not from its tree: nothing)."""
-        self.loader_names().update(os.path.abspath(path), summary)
+        """What the checked module at ``path`` (absolute, normalised) binds (a summary not from
+        its tree: nothing)."""
+        self.loader_names().update(path, summary)
 
     def complete_loaders(
         self,
