@@ -23,7 +23,7 @@ bytes instead, and errs only towards "may be one" (then the module is parsed, as
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Optional
 
@@ -250,24 +250,22 @@ def loader_links(summary: ModuleSummary, renamed_only: bool = False) -> tuple[Li
 def loader_closure(links: Iterable[Link], roots: Iterable[str]) -> frozenset[str]:
     """The names the links bind to a loader class, to a fixpoint: a link's name when one of its
     names is a root (a DataLoader class's last name), ``LOADER``, or a name bound so."""
-    names = {*roots, LOADER}
     bound: set[str] = set()
-    pending = [link for link in links if link[0] not in bound]
+    _grow({*roots, LOADER}, list(links), bound)
+    return frozenset(bound)
+
+
+def _grow(names: set[str], links: Sequence[tuple[str, Collection[str]]], bound: set[str]) -> None:
+    """Add to ``names`` and ``bound`` each link's name not in ``bound`` whose names meet
+    ``names``, to a fixpoint (``bound`` may be ``names`` itself)."""
     changed = True
-    while changed and pending:
+    while changed:
         changed = False
-        rest: list[Link] = []
-        for name, via in pending:
-            if name in bound:
-                continue
-            if any(v in names for v in via):
+        for name, via in links:
+            if name not in bound and not names.isdisjoint(via):
                 names.add(name)
                 bound.add(name)
                 changed = True
-            else:
-                rest.append((name, via))
-        pending = rest
-    return frozenset(bound)
 
 
 def possible_loader_names(
@@ -279,13 +277,27 @@ def possible_loader_names(
     of every name that may stand for one (an ``as`` import): from the loader classes
     (``targets``), the parsed modules' classes and imports, and the hints of the others, to a
     fixpoint. A superset of what the index finds once every module is parsed."""
-    roots = {target.rsplit(".", 1)[-1] for target in targets}
-    links: list[Link] = []
+    # Its own links, not loader_links': hints make it hot (a cold run asks it of hundreds of
+    # classes), and names known at once need no link here.
+    names = {target.rsplit(".", 1)[-1] for target in targets}
+    links: list[tuple[str, frozenset[str]]] = []
     for summary in summaries.values():
-        links.extend(loader_links(summary))
+        if not summary.full:
+            continue
+        for key, info in summary.classes.items():
+            last = key.rsplit(".", 1)[-1]
+            if info.loader:
+                names.add(last)
+            links.append((last, frozenset(base[1:].rsplit(".", 1)[-1] for base in info.bases)))
+        for name, target in summary.aliases.items():
+            links.append((name, frozenset({target.rsplit(".", 1)[-1]})))
     for hint in hints:
         for name, bases in hint.classes.items():
-            links.append((name, (LOADER,) if bases is None else tuple(bases)))
+            if bases is None:
+                names.add(name)
+            else:
+                links.append((name, bases))
         for original, alias in hint.renamed:
-            links.append((alias, (original,)))
-    return frozenset(roots | loader_closure(links, roots))
+            links.append((alias, frozenset({original})))
+    _grow(names, links, names)
+    return frozenset(names)
