@@ -41,7 +41,9 @@ RECORD_FORMAT = 1
 
 # What the pool's workers look for (set before the fork): the words, whether as whole names,
 # and the options to summarise with.
-_SCAN: list[tuple[tuple[bytes, ...], bool, AnalysisOptions]] = [((), True, AnalysisOptions())]
+_SCAN: list[tuple[tuple[bytes, ...], bool, AnalysisOptions, frozenset[str]]] = [
+    ((), True, AnalysisOptions(), frozenset())
+]
 
 
 def full_summary(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSummary:
@@ -61,8 +63,8 @@ def full_summary(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSumma
         return LIGHT
 
 
-def _scan_one(path: str) -> Optional[tuple[str, ModuleSummary]]:
-    words, whole, options = _SCAN[0]
+def _scan_one(path: str) -> Optional[tuple[str, Optional[ModuleSummary]]]:
+    words, whole, options, parsed = _SCAN[0]
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
@@ -70,6 +72,8 @@ def _scan_one(path: str) -> Optional[tuple[str, ModuleSummary]]:
         return None
     if not (names_in_code(raw, words) if whole else in_code(raw, words)):
         return None
+    if path in parsed:
+        return digest(raw), None  # its summary is the caller's
     return digest(raw), full_summary(raw, path, options)
 
 
@@ -79,18 +83,22 @@ def naming(
     options: AnalysisOptions,
     processes: int,
     whole: bool = True,
+    parsed: Optional[dict[str, ModuleSummary]] = None,
 ) -> dict[str, tuple[str, ModuleSummary]]:
     """The files of ``paths`` whose code holds one of ``words`` (as whole names, or anywhere
-    with ``whole=False``), each with its content hash and its summary (parsed)."""
+    with ``whole=False``), each with its content hash and its summary (parsed, unless
+    ``parsed`` holds it already)."""
     chosen = tuple(sorted({word.encode() for word in words if word}))
     if not chosen or not paths:
         return {}
-    _SCAN[0] = (chosen, whole, options)
+    known = parsed or {}
+    _SCAN[0] = (chosen, whole, options, frozenset(known))
     sizes = [key[1] if (key := stat_key(Path(p))) is not None else 0 for p in paths]
     found: dict[str, tuple[str, ModuleSummary]] = {}
     for path, result in zip(paths, pool_map(_scan_one, paths, sizes, processes)):
         if result is not None:
-            found[path] = result
+            summary = result[1] if result[1] is not None else known[path]
+            found[path] = (result[0], summary)
     return found
 
 
@@ -187,8 +195,8 @@ class LoaderNames:
                 return found
             self.searched |= new
             rest = [path for path in paths() if path not in found]
-            for path, (content, summary) in naming(rest, new, self.options, processes).items():
-                summary = parsed().get(path, summary)
+            hits = naming(rest, new, self.options, processes, parsed=parsed())
+            for path, (content, summary) in hits.items():
                 found[path] = (content, summary)
                 self.update(path, summary)
 
