@@ -109,7 +109,7 @@ class LoaderNames:
     def __init__(self, store: Optional[Cache], root: str, options: AnalysisOptions) -> None:
         self.store = store
         self.options = options
-        self.roots = frozenset(word for word in loader_words(options))
+        self.roots = frozenset(loader_words(options))
         key = digest(f"{root}\0{options!r}".encode("utf-8", "surrogatepass"))[:12]
         self.name = f"loaders-{key}-{RECORD_FORMAT}.json"
         self.modules: dict[str, tuple[Link, ...]] = {}
@@ -134,9 +134,11 @@ class LoaderNames:
 
     def update(self, path: str, summary: Optional[ModuleSummary]) -> None:
         """What the module at ``path`` binds now (``summary`` None or not full: nothing)."""
-        links = (
-            loader_links(summary, renamed_only=True) if summary is not None and summary.full else ()
-        )
+        links = () if summary is None or not summary.full else loader_links(summary, True)
+        self.bind(path, links)
+
+    def bind(self, path: str, links: tuple[Link, ...]) -> None:
+        """What the module at ``path`` binds: ``links`` (none: nothing)."""
         if links:
             if self.modules.get(path) != links:
                 self.modules[path] = links
@@ -146,10 +148,6 @@ class LoaderNames:
             del self.modules[path]
             self.dirty = True
             self._names = None
-
-    def forget(self) -> None:
-        """Compute the names again at the next ask (:attr:`modules` was changed directly)."""
-        self._names = None
 
     def names(self) -> frozenset[str]:
         """Every name the project binds to a loader class (by name, to a fixpoint)."""

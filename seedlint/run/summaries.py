@@ -624,7 +624,7 @@ class ProjectSetup:
 
         @functools.lru_cache(maxsize=1)
         def parsed() -> dict[str, ModuleSummary]:
-            return {os.path.abspath(path): s for path, s in known.items() if s.full}
+            return {path: s for path, s in known.items() if s.full}  # absolute already
 
         return names.complete(paths, self.processes, parsed)
 
@@ -641,10 +641,7 @@ class ProjectSetup:
             key = self._stats[path]
             known = _BINDS.get(path)
             if known is not None and key is not None and known[0] == key:
-                if known[1]:
-                    names.modules[path] = known[1]
-                    names.dirty = True
-                    names.forget()
+                names.bind(path, known[1])
                 continue
             entry = self.cache.entries.get(path)
             if entry is not None and key is not None and entry[0] == key and entry[2] is not None:
