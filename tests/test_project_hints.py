@@ -186,3 +186,107 @@ def test_a_folder_configured_loader_class_reexported_by_a_project_module(
     out = capsys.readouterr().out
     assert code == 1, out
     assert "app/train.py:3:10: RNG001" in out, out
+
+
+# -- the summary table keeps the hints -------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "class A:\n    pass\nclass B(A, metaclass=M):\n    pass\n",
+        "from x import Loader as L\nfrom m import *\nclass C(L):\n    pass\n",
+        "Base = object\nclass D(Base):\n    pass\n",  # a base the hint cannot read: None
+        "import Ñ as B\n",  # a non-ASCII import: its alias may be anything
+    ],
+)
+def test_a_hint_round_trips_through_json(text: str) -> None:
+    import json
+
+    from seedlint.project.hints import hint_from_json, hint_to_json
+
+    found = class_hint(text.encode())
+    assert hint_from_json(json.loads(json.dumps(hint_to_json(found)))) == found
+
+
+def test_every_fixture_hint_round_trips_through_json() -> None:
+    import json
+
+    from seedlint.project.hints import hint_from_json, hint_to_json
+
+    fixtures = sorted((Path(__file__).parent / "fixtures").rglob("*.py"))
+    assert fixtures
+    for path in fixtures:
+        found = class_hint(path.read_bytes())
+        assert hint_from_json(json.loads(json.dumps(hint_to_json(found)))) == found, path
+
+
+@pytest.mark.parametrize("data", [[{}, [], 1], [{"A": "B"}, [], True], [{}, [["a"]], True], "x"])
+def test_a_hint_not_as_written_is_refused(data: object) -> None:
+    from seedlint.project.hints import hint_from_json
+
+    with pytest.raises(ValueError):
+        hint_from_json(data)
+
+
+# A module that needs a tree (`shuffle`) that no rule parses: the index reads its hint.
+SQUARE = "import torch\n\n\nclass Square:\n    shuffle = 1\n"
+
+
+def test_a_run_that_builds_the_index_again_reads_the_hints_the_table_keeps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pkg/shapes.py` is never parsed (its hint rules `Square` out): a warm run that builds
+    the index again (a file's stat key changed) takes its hint from the summary table, not
+    from its bytes; once the module changes, from its new bytes."""
+    import os
+
+    from seedlint import cli
+    from seedlint.run import files, summaries
+
+    project = tmp_path / "project"
+    _write(
+        project,
+        {
+            "pyproject.toml": "[tool.seedlint]\n",
+            "pkg/__init__.py": "",
+            "pkg/shapes.py": SQUARE,
+            # A literal argument to a project call: the file's answers need the index.
+            "train.py": CHECKED.replace("{name}(ds)", "Square(ds, shuffle=True)"),
+        },
+    )
+    cache = str(tmp_path / "cache")
+    monkeypatch.chdir(project)
+
+    def touch(path: Path) -> None:  # a new stat key, the same content, not written just now
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns - 10**10))
+
+    for path in project.rglob("*.py"):  # stat keys to trust from the first run on
+        touch(path)
+    read: list[bytes] = []
+    original = summaries.class_hint
+
+    def counted(raw: bytes) -> object:
+        read.append(raw)
+        return original(raw)
+
+    monkeypatch.setattr(summaries, "class_hint", counted)  # the index's, for modules unread
+    monkeypatch.setattr(files, "class_hint", counted)  # the check pass's, for modules it read
+
+    def run() -> str:
+        code = cli.main(["check", "--cache-dir", cache, "--output-format", "concise", "."])
+        out = capsys.readouterr().out
+        assert code == 1, out
+        assert "train.py:9:12: RNG001" in out, out
+        return out
+
+    first = run()
+    shapes = project / "pkg" / "shapes.py"
+    touch(project / "train.py")
+    read.clear()
+    assert run() == first
+    assert SQUARE.encode() not in read  # the table's hint
+    shapes.write_text(SQUARE + "\n\nclass Circle:\n    pass\n")
+    touch(shapes)
+    read.clear()
+    assert run() == first
+    assert (SQUARE + "\n\nclass Circle:\n    pass\n").encode() in read  # new content: read

@@ -63,6 +63,40 @@ class ClassHint:
         return any(name in loaders for name in rest)
 
 
+def hint_to_json(hint: Optional[ClassHint]) -> Optional[list[object]]:
+    """The hint as JSON (the summary table keeps the hints of modules it did not parse)."""
+    if hint is None:
+        return None
+    classes = {
+        name: None if bases is None else sorted(bases) for name, bases in hint.classes.items()
+    }
+    return [classes, [list(pair) for pair in hint.renamed], hint.star]
+
+
+def hint_from_json(data: object) -> Optional[ClassHint]:
+    """A hint as :func:`hint_to_json` wrote it (``ValueError`` for anything else)."""
+    if data is None:
+        return None
+    if not isinstance(data, list) or len(data) != 3:
+        raise ValueError("a class hint")
+    classes, renamed, star = data
+    if not isinstance(classes, dict) or not isinstance(renamed, list) or type(star) is not bool:
+        raise ValueError("a class hint")
+    read: dict[str, Optional[frozenset[str]]] = {}
+    for name, bases in classes.items():
+        if bases is not None and not (
+            isinstance(bases, list) and all(isinstance(b, str) for b in bases)
+        ):
+            raise ValueError("a class hint's bases")
+        read[str(name)] = None if bases is None else frozenset(bases)
+    pairs: list[tuple[str, str]] = []
+    for pair in renamed:
+        if not isinstance(pair, list) or [type(x) for x in pair] != [str, str]:
+            raise ValueError("a class hint's renamed import")
+        pairs.append((pair[0], pair[1]))
+    return ClassHint(read, tuple(pairs), star)
+
+
 def class_hint(raw: bytes) -> Optional[ClassHint]:
     """The hint of a module's bytes, or None when they cannot be read this way."""
     renamed: list[tuple[str, str]] = []

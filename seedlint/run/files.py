@@ -293,6 +293,9 @@ def _check_files(
             if i not in local and i not in extras and task.raw is None and result.cacheable:
                 cache.put(task.settings, task.display, result.digest, result.findings, trusted[i])
     if project is not None and (local or extras):
+        project.note_stats(
+            {key_of(str(t.path)): keys[i] for i, t in enumerate(tasks) if t.raw is None}
+        )
         with project_loaders_set(hidden):
             _with_project(
                 tasks,
@@ -369,7 +372,7 @@ def _with_project(
             digests[i] = result.digest
     if cache is None:
         return
-    if state is not None and set(index.layout.paths) == {os.path.abspath(t.path) for t in tasks}:
+    if state is not None and set(index.layout.paths) == {key_of(str(t.path)) for t in tasks}:
         _store_answers(cache, project, state, answered, tasks)
     for i, extra in answered.items():
         task = tasks[i]

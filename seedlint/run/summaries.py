@@ -27,7 +27,14 @@ from typing import Any, Optional
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import ConfigError, Settings, SettingsResolver
 from seedlint.prefilter.words import WordSet, set_project_loaders
-from seedlint.project.hints import ClassHint, Link, class_hint, possible_loader_names
+from seedlint.project.hints import (
+    ClassHint,
+    Link,
+    class_hint,
+    hint_from_json,
+    hint_to_json,
+    possible_loader_names,
+)
 from seedlint.project.index import ProjectIndex, caller_words
 from seedlint.project.layout import Layout, find_root
 from seedlint.project.summary import (
@@ -210,6 +217,10 @@ class SummaryCache:
         self.name = ""
         self.entries = Entries()
         self.walks: dict[str, _Walk] = {}
+        # path -> [content hash, class hint as JSON]: the hints of modules the index did not
+        # parse (a run that builds the index without checking them reads them here, not from
+        # their bytes).
+        self.hints: dict[str, Any] = {}
         self.dirty = False
         self.checked: set[str] = set()  # entries changed by the check pass's own summaries
         if directory is None:
@@ -231,8 +242,28 @@ class SummaryCache:
                 str(root): (str(fingerprint), dict(stamps), list(files))
                 for root, (fingerprint, stamps, files) in loaded["walks"].items()
             }
+            hints = loaded.get("hints", {})
+            self.hints = dict(hints) if isinstance(hints, dict) else {}
         except (ValueError, KeyError, TypeError, AttributeError):
-            self.entries, self.walks = Entries(), {}
+            self.entries, self.walks, self.hints = Entries(), {}, {}
+
+    def hint(self, path: str, content: str) -> tuple[bool, Optional[ClassHint]]:
+        """Whether the table holds the class hint of ``path`` at this content, and the hint."""
+        stored = self.hints.get(path)
+        if not isinstance(stored, list) or len(stored) != 2 or stored[0] != content:
+            return False, None
+        try:
+            return True, hint_from_json(stored[1])
+        except ValueError:
+            return False, None
+
+    def keep_hint(self, path: str, content: str, hint: Optional[ClassHint]) -> None:
+        if self.store is None:
+            return  # a run without a cache folder writes no table
+        stored = self.hints.get(path)
+        if not isinstance(stored, list) or len(stored) != 2 or stored[0] != content:
+            self.hints[path] = [content, hint_to_json(hint)]
+            self.dirty = True
 
     def save(self) -> None:
         if self.store is None or not (self.dirty or self.checked):
@@ -240,6 +271,7 @@ class SummaryCache:
         data = {
             "summaries": self.entries.to_json(),
             "walks": {root: list(walk) for root, walk in self.walks.items()},
+            "hints": {path: hint for path, hint in self.hints.items() if path in self.entries},
         }
         with contextlib.redirect_stderr(io.StringIO()):  # the findings' cache warns once
             self.store.write_signed(self.name, json.dumps(data, separators=(",", ":")).encode())
@@ -416,13 +448,25 @@ class _Deferred:
         summaries: dict[str, ModuleSummary],
         targets: frozenset[str],
         known: dict[str, Optional[ClassHint]],
+        cache: SummaryCache,
     ) -> tuple[dict[str, ClassHint], Optional[frozenset[str]]]:
-        """The modules' class hints (``known``: those the check's workers computed), and the
-        names that may be a loader class anywhere in the project (None when a module's bytes
-        give no hint: its classes are unknown)."""
+        """The modules' class hints (``known``: those the check's workers computed; then those
+        the summary table keeps for the module's content; then from its bytes), and the names
+        that may be a loader class anywhere in the project (None when a module's bytes give no
+        hint: its classes are unknown)."""
         hints: dict[str, ClassHint] = {}
         for path in paths:
-            hint = known.get(path) or class_hint(self.raw(path))
+            entry = cache.entries.get(path)
+            content = entry[1] if entry is not None else None
+            hint = known.get(path)
+            if hint is None and content is not None:
+                found, hint = cache.hint(path, content)
+                if not found:
+                    hint = class_hint(self.raw(path))
+            elif hint is None:
+                hint = class_hint(self.raw(path))
+            if content is not None:
+                cache.keep_hint(path, content, hint)
             if hint is None:
                 return {}, None
             hints[path] = hint
@@ -680,6 +724,11 @@ class ProjectSetup:
         else:
             _keep(self._cache, path, key, content, summary)
 
+    def note_stats(self, stats: dict[str, Optional[StatKey]]) -> None:
+        """The stat keys the check pass read (absolute paths): the build does not stat those
+        files again."""
+        self._stats.update(stats)
+
     def forget_files(self) -> None:
         """Look at the project's files again at the next build (one changed on disk: the
         language server's setups live for a session). Its loader names stay: the server
@@ -719,7 +768,7 @@ class ProjectSetup:
         a caller that matters (it names a function the asked files' questions are about, or
         one calling such a function, and imports it). The others keep a summary from their
         bytes (:meth:`_on_demand`)."""
-        checked_paths = [os.path.abspath(p) for p in checked]
+        checked_paths = [key_of(p) for p in checked]  # absolute (each remembered per run)
         self._named.update(checked_paths)
         root = self._root(checked_paths)
         _OPTIONS[0] = self.options
@@ -856,7 +905,9 @@ class ProjectSetup:
         self._parse([path for path in asked if path in pending], summaries, keys, pending)
         modules = _Deferred()
         opaque = ModuleSummary(full=False)
-        hints, loaders = modules.class_hints(sorted(pending), summaries, targets, self._hints)
+        hints, loaders = modules.class_hints(
+            sorted(pending), summaries, targets, self._hints, self.cache
+        )
         while True:
             for path in pending:
                 summaries[path] = opaque
