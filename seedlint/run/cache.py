@@ -272,6 +272,40 @@ class Cache:
         self._table(table_key)[key_of(path)] = entry
         self._dirty.add(table_key)
 
+    # -- a whole run -------------------------------------------------------------------------
+    def run_findings(self, name: str, state: str) -> Optional[list[Finding]]:
+        """The findings the run record ``name`` keeps for ``state`` (None: no such record,
+        another state, or anything in it not as seedlint writes it)."""
+        body = self.read_signed(name)
+        if body is None:
+            return None
+        try:
+            data = json.loads(body)
+            if not isinstance(data, dict) or data.get("state") != state:
+                return None
+            files = data["files"]
+            if not isinstance(files, list):
+                return None
+            findings: list[Finding] = []
+            for path, entry in files:
+                found = _findings({"findings": entry}, str(path))
+                if found is None:
+                    return None
+                findings.extend(found)
+            return findings
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def keep_run(self, name: str, state: str, findings: list[Finding]) -> None:
+        """Keep a run's findings (in their order) as the record ``name`` for ``state``."""
+        files: list[list[Any]] = []
+        for finding in findings:
+            if not files or files[-1][0] != finding.path:
+                files.append([finding.path, []])
+            files[-1][1].append(_finding_to_json(finding))
+        body = json.dumps({"state": state, "files": files}, separators=(",", ":"))
+        self.write_signed(name, body.encode())
+
     def save(self) -> None:
         if not self._dirty or self.disabled is not None:
             return

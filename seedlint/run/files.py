@@ -212,9 +212,17 @@ def _check_files(
     bound = loaders.loader_names().modules if loaders is not None else {}
     if cache is not None:
         cache.salt = loader_salt(hidden)
+    now = time.time_ns()
     for i, task in enumerate(tasks):
-        key = stat_key(task.path) if task.raw is None else None
-        keys[i] = key
+        keys[i] = stat_key(task.path) if task.raw is None else None
+    record = _run_record(tasks, keys, now) if cache is not None else None
+    if record is not None:
+        assert cache is not None
+        kept = cache.run_findings(record[0], _run_state(record[1], cache.salt))
+        if kept is not None:
+            return kept  # every file, the settings and the loader names as in the last run
+    for i, task in enumerate(tasks):
+        key = keys[i]
         if cache is not None and key is not None:
             hit = cache.by_stat(task.settings, task.display, key)
             if hit is not None:
@@ -226,7 +234,6 @@ def _check_files(
     if cache is not None:
         for settings in {id(tasks[i].settings): tasks[i].settings for i in pending}.values():
             cache.load(settings)  # before the fork: workers read it
-    now = time.time_ns()
     _CACHE[0], _PROJECT[0] = cache, project is not None
     try:
         sizes = [_size_of(tasks[i], keys[i]) for i in pending]
@@ -292,12 +299,16 @@ def _check_files(
             task = tasks[i]
             if i not in local and i not in extras and task.raw is None and result.cacheable:
                 cache.put(task.settings, task.display, result.digest, result.findings, trusted[i])
+    # Whether the findings depend on no file but the checked ones: no file asked the project,
+    # or its index held the checked files only (a run of part of a project may depend on
+    # files it does not check: it keeps no record of the whole run).
+    whole = True
     if project is not None and (local or extras):
         project.note_stats(
             {key_of(str(t.path)): keys[i] for i, t in enumerate(tasks) if t.raw is None}
         )
         with project_loaders_set(hidden):
-            _with_project(
+            whole = _with_project(
                 tasks,
                 project,
                 processes,
@@ -312,7 +323,39 @@ def _check_files(
             )
     if project is not None:
         project.save()
-    return [f for i in range(len(tasks)) for f in findings.get(i, ())]
+    found = [f for i in range(len(tasks)) for f in findings.get(i, ())]
+    if record is not None and cache is not None and whole and all(r.cacheable for r in results):
+        cache.keep_run(record[0], _run_state(record[1], cache.salt), found)
+    return found
+
+
+# A run of many files whose every file has the stat key it had in the last such run (and the
+# same settings and project loader names) has its findings: one signed record per set of
+# files, so that a warm whole-project run reads one file instead of an entry per file.
+_RUN_FILES = 64  # a run naming fewer files (pre-commit, an editor) keeps no record
+
+
+def _run_record(
+    tasks: Sequence[FileTask], keys: list[Optional[StatKey]], now: int
+) -> Optional[tuple[str, str]]:
+    """The name of the run's record and the digest of its files' stat keys; None for a run of
+    few files, or with standard input, a file that cannot be read or one written too
+    recently for its stat key to be trusted."""
+    if len(tasks) <= _RUN_FILES:
+        return None
+    names: list[str] = []
+    stats: list[str] = []
+    for task, key in zip(tasks, keys):
+        if task.raw is not None or key is None or now - key[2] <= _RACY_NS:
+            return None
+        names.append(f"{key_of(task.display)}\0{task.display}\0{task.settings.fingerprint()}")
+        stats.append(f"{key[0]},{key[1]},{key[2]},{key[3]}")
+    name = digest("\n".join(names).encode("utf-8", "surrogatepass"))[:16]
+    return f"run-{name}.json", digest("\n".join(stats).encode())
+
+
+def _run_state(stats: str, salt: str) -> str:
+    return f"{stats}-{salt}"
 
 
 def loader_salt(hidden: frozenset[str]) -> str:
@@ -334,18 +377,19 @@ def _with_project(
     digests: dict[int, Optional[str]],
     trusted: list[Optional[StatKey]],
     fresh: frozenset[int] | set[int] = frozenset(),
-) -> None:
+) -> bool:
     """The files whose findings may depend on the project, once its index is built: findings
     checked without it stand where the project's answers equal the one-module index's, cached
     ones where the answers' digest is the one they were stored with; the others (and those of
-    ``fresh``) are checked again with the index."""
+    ``fresh``) are checked again with the index. True when the answers come from the checked
+    files alone (the index held no other file)."""
     state = _state(tasks, trusted, project) if cache is not None else None
     if not local and cache is not None and state is not None:
         stored = _stored_answers(cache, project, state)
         if stored is not None and all(
             stored.get(os.path.abspath(tasks[i].path)) == extras[i] for i in extras
         ):
-            return  # nothing in the project changed since these answers were taken
+            return True  # nothing changed since these answers (of these files) were taken
     asked = [os.path.abspath(tasks[i].path) for i in sorted({*local, *extras})]
     settings = {t.settings.fingerprint(): t.settings for t in tasks}.values()
     targets = frozenset().union(*(selection(s).options.all_dataloader_classes for s in settings))
@@ -370,9 +414,10 @@ def _with_project(
         for i, result in zip(again, rechecked):
             findings[i] = result.findings
             digests[i] = result.digest
+    whole = set(index.layout.paths) == {key_of(str(t.path)) for t in tasks}
     if cache is None:
-        return
-    if state is not None and set(index.layout.paths) == {key_of(str(t.path)) for t in tasks}:
+        return whole
+    if state is not None and whole:
         _store_answers(cache, project, state, answered, tasks)
     for i, extra in answered.items():
         task = tasks[i]
@@ -380,6 +425,7 @@ def _with_project(
             continue  # standard input, or an entry that holds
         if digests.get(i) is not None:
             cache.put(task.settings, task.display, digests[i], findings[i], trusted[i], extra)
+    return whole
 
 
 # A warm run whose every file is unchanged skips the project index: the answers of the last
