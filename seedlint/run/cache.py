@@ -310,7 +310,9 @@ class Cache:
         if not self._dirty or self.disabled is not None:
             return
         for key in self._dirty:
-            body = json.dumps(self._tables[key], separators=(",", ":")).encode()
+            # Whole tables, rewritten for one changed entry: no circularity check (plain data).
+            table = self._tables[key]
+            body = json.dumps(table, separators=(",", ":"), check_circular=False).encode()
             if not self.write_signed(f"{key}-{CACHE_FORMAT}.json", body):
                 return
 

@@ -274,7 +274,8 @@ class SummaryCache:
             "hints": {path: hint for path, hint in self.hints.items() if path in self.entries},
         }
         with contextlib.redirect_stderr(io.StringIO()):  # the findings' cache warns once
-            self.store.write_signed(self.name, json.dumps(data, separators=(",", ":")).encode())
+            body = json.dumps(data, separators=(",", ":"), check_circular=False)  # plain data
+            self.store.write_signed(self.name, body.encode())
 
 
 _PARSE_ITEMS, _PARSE_BYTES = 4, 400_000  # the least work the pool parses on demand
