@@ -244,3 +244,57 @@ def test_word_scan_answers_exactly() -> None:
     for word in words:
         assert scan.has(word) == (word in raw), word
     assert scan.has_folded(b"seed") and not scan.has_folded(b"generator")
+
+
+def test_assignments_are_found_as_one_regex_per_name_finds_them() -> None:
+    """`_assignments_of` (a literal search and one shared tail) finds what a compiled
+    `name` + tail regex finds, left to right without overlap, then filtered by the character
+    before: on texts made of names, spaces, annotations, `=`/`==`/`:=`, parentheses,
+    backslashes, quotes, dots and line ends."""
+    import random
+    import re
+
+    from seedlint.prefilter.scan import _ASSIGNMENT_TAIL, _assignments_of, _is_word
+
+    def expected(raw: bytes, name: bytes) -> list[tuple[int, int]]:
+        pattern = re.compile(re.escape(name) + _ASSIGNMENT_TAIL.pattern)
+        return [
+            (m.start(), m.end())
+            for m in pattern.finditer(raw)
+            if not m.start() or not (_is_word(raw[m.start() - 1]) or raw[m.start() - 1] == 46)
+        ]
+
+    pieces = [
+        b"a",
+        b"aa",
+        b"ab",
+        b"x",
+        b"_a",
+        b".",
+        b" ",
+        b"\t",
+        b":",
+        b"=",
+        b"==",
+        b":=",
+        b")",
+        b"(",
+        b"\\",
+        b'"',
+        b"'",
+        b"\n",
+        b"\r\n",
+        b"int",
+        b"1",
+        b"\xc3\xa9",
+        b"#",
+    ]
+    names = [b"a", b"aa", b"ab", b"x"]
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(4000):
+        raw = b"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 24)))
+        for name in names:
+            assert list(_assignments_of(raw, name)) == expected(raw, name), (raw, name)
+            checked += 1
+    assert checked == 16000

@@ -52,20 +52,25 @@ def _words_pattern(words: frozenset[str]) -> re.Pattern[bytes]:
     return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
 
 
-@functools.lru_cache(maxsize=16384)
-def _assignment_pattern(name: bytes) -> re.Pattern[bytes]:
-    """``name =``, ``name: T =``, ``name :=``, ``(name) =`` (a literal first, for speed: the
-    character before is checked by the caller)."""
-    return re.compile(re.escape(name) + rb"[ \t\f)\\]*(?::[^=\r\n]*)?:?=(?!=)")
+# What follows a name it assigns: ``name =``, ``name: T =``, ``name :=``, ``(name) =``.
+_ASSIGNMENT_TAIL = re.compile(rb"[ \t\f)\\]*(?::[^=\r\n]*)?:?=(?!=)")
 
 
-def _assignments_of(raw: bytes, name: bytes) -> Iterator[re.Match[bytes]]:
-    """The matches of :func:`_assignment_pattern` that start the name itself (not a longer
-    name ending in it, nor an attribute)."""
-    for match in _assignment_pattern(name).finditer(raw):
-        start = match.start()
-        if not start or not (_is_word(raw[start - 1]) or raw[start - 1] == ord(".")):
-            yield match
+def _assignments_of(raw: bytes, name: bytes) -> Iterator[tuple[int, int]]:
+    """Where the text assigns ``name``: the start and end of each ``name`` followed by
+    :data:`_ASSIGNMENT_TAIL`, found left to right without overlapping (as a regex of the two
+    would find them), that starts the name itself (not a longer name ending in it, nor an
+    attribute). A literal search and one shared pattern: no pattern is compiled per name."""
+    size = len(name)
+    at = raw.find(name)
+    while at >= 0:
+        tail = _ASSIGNMENT_TAIL.match(raw, at + size)
+        if tail is None:
+            at = raw.find(name, at + 1)
+            continue
+        if not at or not (_is_word(raw[at - 1]) or raw[at - 1] == 46):  # `.`
+            yield at, tail.end()
+        at = raw.find(name, tail.end())
 
 
 # After `name =`: a dotted name, possibly `a if c else b`, to the end of the statement.
@@ -96,11 +101,11 @@ def _name_may_denote(raw: bytes, name: bytes, modules: frozenset[str], seen: set
             for match in _import_alias_pattern(name).finditer(listed):
                 if match.group(1).decode() in modules:
                     return True
-    for match in _assignments_of(raw, name):
-        found = match.group(0)
+    for start, end in _assignments_of(raw, name):
+        found = raw[start:end]
         if found.count(b'"') % 2 or found.count(b"'") % 2:
             return True  # `name: "a=b" = ...`: the `=` found is in a string of the annotation
-        if _value_may_denote(raw, match.end(), modules, seen):
+        if _value_may_denote(raw, end, modules, seen):
             return True
     return False
 
@@ -282,8 +287,8 @@ def import_lists(raw: bytes) -> tuple[bytes, ...]:
 def assigns(raw: bytes, name: str) -> bool:
     """Whether the text may assign ``name`` (``name =``, ``name: T =``, ``name :=``, in a
     tuple of targets) anywhere; an annotation (``x: name = ...``) is no assignment of it."""
-    for match in _assignments_of(raw, name.encode()):
-        before = match.start() - 1
+    for start, _ in _assignments_of(raw, name.encode()):
+        before = start - 1
         while before >= 0 and raw[before] in b" \t\f":
             before -= 1
         if before >= 0 and raw[before] in b":|":
