@@ -88,8 +88,17 @@ def test_a_cache_folder_of_another_user_is_refused(tmp_path: Path) -> None:
 
 def _tables(tree: Path) -> list[Path]:
     """The findings tables (the summary table, ``summaries-*.json``, is another file)."""
-    found = (tree / ".seedlint_cache").rglob(f"*-{CACHE_FORMAT}.json")
-    return sorted(p for p in found if not p.name.startswith("summaries-"))
+    return sorted((tree / ".seedlint_cache").rglob(f"*-{CACHE_FORMAT}.jsonl"))
+
+
+def _entries(body: bytes) -> dict[str, Any]:
+    """A table's body, one line per file: its path and its entry, each as JSON."""
+    pairs = (line.split("\t", 1) for line in body.decode().splitlines())
+    return {json.loads(path): json.loads(entry) for path, entry in pairs}
+
+
+def _body(entries: dict[str, Any]) -> bytes:
+    return "\n".join(f"{json.dumps(k)}\t{json.dumps(v)}" for k, v in entries.items()).encode()
 
 
 def test_an_edited_table_never_hides_a_finding(tmp_path: Path) -> None:
@@ -100,11 +109,11 @@ def test_an_edited_table_never_hides_a_finding(tmp_path: Path) -> None:
     assert check(tree, ".", env=env).returncode == 1
     [table] = _tables(tree)
     mac, _, body = table.read_bytes().partition(b"\n")
-    data = json.loads(body)
+    data = _entries(body)
     for entry in data.values():
         entry["findings"] = []
         entry["stat"] = None
-    table.write_bytes(mac + b"\n" + json.dumps(data).encode())
+    table.write_bytes(mac + b"\n" + _body(data))
     proc = check(tree, ".", env=env)
     assert proc.returncode == 1 and FLAGGED in proc.stdout
 
@@ -121,7 +130,7 @@ def test_a_table_written_on_another_machine_never_hides_a_finding(
     attacker = _env(tmp_path, "attacker")
     assert check(tree, ".", env=attacker).returncode == 0
     [table] = _tables(tree)
-    data = json.loads(table.read_bytes().partition(b"\n")[2])
+    data = _entries(table.read_bytes().partition(b"\n")[2])
     (tree / "a.py").write_text(UNSEEDED_SCRIPT)
     digest = content_digest(UNSEEDED_SCRIPT.encode())
     for entry in data.values():  # claims: the flagged content has no findings
@@ -129,7 +138,7 @@ def test_a_table_written_on_another_machine_never_hides_a_finding(
     # Signed with the attacker's key: valid there, not here.
     monkeypatch.setenv("XDG_CACHE_HOME", attacker["XDG_CACHE_HOME"])
     forged = Cache(tree / ".seedlint_cache")
-    body = json.dumps(data).encode()
+    body = _body(data)
     table.write_bytes(forged._mac(table.name, body).encode() + b"\n" + body)
     assert check(tree, ".", env=attacker).returncode == 0  # the forgery works on its own key
     proc = check(tree, ".", env=_env(tmp_path, "victim"))
@@ -166,14 +175,14 @@ def test_entries_are_validated_even_with_a_valid_mac(
     assert check(tree, ".", env=env).returncode == 1
     [table] = _tables(tree)
     body = table.read_bytes().partition(b"\n")[2]
-    data = json.loads(body)
+    data = _entries(body)
     [entry] = data.values()
     [finding] = entry["findings"]
     finding.update(forged)
     entry["stat"] = None
     monkeypatch.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
     signer = Cache(tree / ".seedlint_cache")
-    new_body = json.dumps(data).encode()
+    new_body = _body(data)
     table.write_bytes(signer._mac(table.name, new_body).encode() + b"\n" + new_body)
     proc = check(tree, ".", env=env)
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -241,3 +250,31 @@ def test_clean_refuses_a_linked_cache_folder(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "internal error" not in proc.stderr, proc.stderr
     assert proc.stderr.count("\n") == 1 and "link" in proc.stderr
     assert (elsewhere / "precious.txt").exists()
+
+
+def test_a_table_keeps_every_path_and_the_lines_it_did_not_decode(tmp_path: Path) -> None:
+    """One line per file: a path with a tab, a newline, a quote, a backslash, non-ASCII or an
+    undecodable byte comes back as it went in, and a line read but never asked for is written
+    back byte for byte."""
+    from seedlint.config import Settings
+    from seedlint.core import Finding
+
+    cache = Cache(tmp_path / "cache")
+    settings = Settings()
+    paths = [str(tmp_path / name) for name in ("a.py", "t\tb.py", "n\nc.py", 'q"\\d.py', "é.py")]
+    paths.append(os.fsdecode(os.fsencode(str(tmp_path)) + b"/\xff.py"))
+    for index, path in enumerate(paths):
+        finding = Finding("RNG001", "dataloader-shuffle-without-generator", "m", path, 1, 0, 1, 1)
+        cache.put(settings, path, f"d{index}", [finding] if index % 2 else [], (index, 1, 2, 3))
+    cache.save()
+    [table] = sorted((tmp_path / "cache").rglob(f"*-{CACHE_FORMAT}.jsonl"))
+    first = table.read_bytes()
+    again = Cache(tmp_path / "cache")
+    for index, path in enumerate(paths):
+        found = again.by_stat(settings, path, (index, 1, 2, 3))
+        assert found is not None and len(found[0]) == index % 2, path
+    reread = Cache(tmp_path / "cache")
+    assert reread.by_stat(settings, paths[0], (0, 1, 2, 3)) is not None  # one line decoded
+    reread.put(settings, paths[0], "d0", [], (0, 1, 2, 3))
+    reread.save()
+    assert table.read_bytes() == first  # the others written back as they were read

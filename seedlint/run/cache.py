@@ -36,7 +36,7 @@ from seedlint.core import Applicability, Finding, Fix
 from seedlint.rules import BY_CODE
 
 # Bumped whenever what a cache entry holds changes, so that old entries are never read.
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 
 StatKey = tuple[int, int, int, int]
 # A file modified this recently may change again within the file system's timestamp
@@ -184,14 +184,32 @@ class Cache:
         return table
 
     def _read_table(self, key: str) -> dict[str, Any]:
-        body = self.read_signed(f"{key}-{CACHE_FORMAT}.json")
+        """``path -> entry``: each entry kept as its line until it is asked for (a run that
+        names one file decodes one entry, and writes the others back as they were read)."""
+        body = self.read_signed(_table_name(key))
         if body is None:
             return {}
         try:
-            table = json.loads(body)
-        except ValueError:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
             return {}
-        return table if isinstance(table, dict) else {}
+        table: dict[str, Any] = {}
+        for line in text.split("\n"):
+            tab = line.find("\t")
+            quoted = line[:tab]
+            if tab < 2 or quoted[0] != '"' or quoted[-1] != '"':
+                continue
+            if "\\" in quoted:  # an escape: a quote, a control or a non-ASCII character
+                try:
+                    path = json.loads(quoted)
+                except ValueError:
+                    continue
+                if not isinstance(path, str):
+                    continue
+            else:
+                path = quoted[1:-1]
+            table[path] = line
+        return table
 
     def read_signed(self, name: str) -> Optional[bytes]:
         """The body of the cache file ``name``, or None when it is absent, not a regular file,
@@ -220,7 +238,12 @@ class Cache:
         return f"{key}-{self.salt}" if self.salt else key
 
     def _entry(self, settings: Settings, path: str) -> Any:
-        return self._table(self._table_key(settings)).get(key_of(path))
+        table = self._table(self._table_key(settings))
+        key = key_of(path)
+        entry = table.get(key)
+        if type(entry) is str:  # its line, as read: decoded once
+            entry = table[key] = _decode_line(entry)
+        return entry
 
     def by_stat(
         self, settings: Settings, path: str, key: Optional[StatKey]
@@ -310,10 +333,16 @@ class Cache:
         if not self._dirty or self.disabled is not None:
             return
         for key in self._dirty:
-            # Whole tables, rewritten for one changed entry: no circularity check (plain data).
-            table = self._tables[key]
-            body = json.dumps(table, separators=(",", ":"), check_circular=False).encode()
-            if not self.write_signed(f"{key}-{CACHE_FORMAT}.json", body):
+            # One line per file, its path and its entry as JSON: the lines read and not asked
+            # for are written back as they were (a run that names one file encodes one).
+            lines: list[str] = []
+            for path, entry in self._tables[key].items():
+                if type(entry) is str:
+                    lines.append(entry)
+                elif isinstance(entry, dict):
+                    value = json.dumps(entry, separators=(",", ":"), check_circular=False)
+                    lines.append(f"{json.dumps(path)}\t{value}")
+            if not self.write_signed(_table_name(key), "\n".join(lines).encode("utf-8")):
                 return
 
     def write_signed(self, name: str, body: bytes) -> bool:
@@ -369,6 +398,19 @@ def _create_new(path: Path, text: str) -> None:
         return  # never overwrite a file seedlint did not write (nor follow a link)
     with os.fdopen(fd, "w") as handle:
         handle.write(text)
+
+
+def _table_name(key: str) -> str:
+    return f"{key}-{CACHE_FORMAT}.jsonl"
+
+
+def _decode_line(line: str) -> Optional[dict[str, Any]]:
+    """A table line's entry (None: not as seedlint writes it)."""
+    try:
+        entry = json.loads(line[line.index("\t") + 1 :])
+    except ValueError:
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def key_of(path: str) -> str:
