@@ -469,7 +469,7 @@ def _run(
                     if content is not None:
                         files[task.display] = (content, task.settings)
     if output_format in ("json", "json-lines") and not args.fix_only:
-        findings = attach_edits(findings, files)
+        findings = attach_edits(findings, files, processes)
 
     findings.sort(key=lambda f: f.sort_key)
     sources = None

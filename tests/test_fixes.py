@@ -507,3 +507,28 @@ def _compiles(text: str) -> bool:
     except (SyntaxError, ValueError):
         return False
     return True
+
+
+def test_json_edits_over_the_pool_equal_those_of_one_process() -> None:
+    """The json output's edits are computed one file per pool task: every fixture pair's
+    `before.py`, as one run's files, gets the same edits over two processes as in one."""
+    from seedlint.run import pool
+    from seedlint.run.files import attach_edits
+
+    if not pool.can_fork():
+        pytest.skip("no fork on this platform: the pool runs in-process")
+    settings = Settings(root=PAIRS)
+    findings = []
+    files = {}
+    for before in sorted(PAIRS.glob("*/before.py")):
+        raw = before.read_bytes()
+        name = f"{before.parent.name}.py"
+        found = [f for f in check_bytes(raw, name, settings).findings if f.fix is not None]
+        if found:
+            findings.extend(found)
+            files[name] = (raw, settings)
+    assert len(files) > 10
+    one = attach_edits(findings, files, 1)
+    two = attach_edits(findings, files, 2)
+    assert one == two
+    assert sum(1 for f in one if f.fix is not None and f.fix.edits) > 10
