@@ -310,8 +310,8 @@ class Cache:
             if not isinstance(files, list):
                 return None
             findings: list[Finding] = []
-            for path, entry in files:
-                found = _findings({"findings": entry}, str(path))
+            for path, items in files:
+                found = _findings(items, str(path))
                 if found is None:
                     return None
                 findings.extend(found)
@@ -447,17 +447,16 @@ class _Invalid(Exception):
 
 
 def _with_extra(entry: dict[str, Any], path: str) -> Optional[tuple[list[Finding], str]]:
-    findings = _findings(entry, path)
+    findings = _findings(entry.get("findings"), path)
     extra = entry.get("extra", "")
     if findings is None or not isinstance(extra, str):
         return None
     return findings, extra
 
 
-def _findings(entry: dict[str, Any], path: str) -> Optional[list[Finding]]:
-    """The entry's findings for ``path``, or None when anything in it is not as seedlint
-    writes it (then the file is checked again)."""
-    items = entry.get("findings")
+def _findings(items: Any, path: str) -> Optional[list[Finding]]:
+    """An entry's findings for ``path`` from their JSON, or None when anything in them is not
+    as seedlint writes it (then the file is checked again)."""
     if not isinstance(items, list):
         return None
     try:

@@ -460,12 +460,10 @@ class _Deferred:
             entry = cache.entries.get(path)
             content = entry[1] if entry is not None else None
             hint = known.get(path)
-            if hint is None and content is not None:
-                found, hint = cache.hint(path, content)
+            if hint is None:
+                found, hint = cache.hint(path, content) if content is not None else (False, None)
                 if not found:
                     hint = class_hint(self.raw(path))
-            elif hint is None:
-                hint = class_hint(self.raw(path))
             if content is not None:
                 cache.keep_hint(path, content, hint)
             if hint is None:
