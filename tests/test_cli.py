@@ -376,3 +376,37 @@ def test_force_exclude_applies_to_stdin_filename(tmp_path: Path) -> None:
     assert run(["--stdin-filename", "vendor/train.py", "-"], tmp_path, UNSEEDED).returncode == 1
     checked = ["--force-exclude", "--stdin-filename", "src/train.py", "-"]
     assert run(checked, tmp_path, UNSEEDED).returncode == 1
+
+
+def test_a_check_pauses_the_cyclic_collector_and_a_fix_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A check runs with the cyclic collector paused (its main process keeps or frees by
+    reference counting everything it allocates) and turns it back on after; a fix keeps it
+    on (libcst leaves reference cycles behind, which only the collector frees)."""
+    import gc
+
+    from seedlint import cli
+    from seedlint.run import files
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "a.py").write_text(UNSEEDED)
+    seen: list[bool] = []
+    check_files, fix_files = files.check_files, files.fix_files
+
+    def spy_check(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return check_files(*args, **kwargs)  # type: ignore[arg-type]
+
+    def spy_fix(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return fix_files(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "check_files", spy_check)
+    monkeypatch.setattr(cli, "fix_files", spy_fix)
+    assert gc.isenabled()
+    cli.main(["check", "--no-cache", "--exit-zero", str(tmp_path)])
+    assert seen == [False] and gc.isenabled()
+    cli.main(["check", "--no-cache", "--exit-zero", "--fix", str(tmp_path)])
+    assert seen == [False, True] and gc.isenabled()
+    capsys.readouterr()

@@ -127,6 +127,10 @@ def test_graph_capture_spellings(prelude: str, context: str) -> None:
         "import torch\nimport random\nx = self.fx\nx.graph(1)\n# seed\n",
         # The words in a comment only.
         "import torch\nimport random  # seed\nrandom.random()\n",
+        # A keyword or constant before the dot, or assigned in a string: nothing binds it.
+        'import torch\nimport random\n"""\nNone = random\n"""\nx = None\nx.seed(0)\n',
+        "import torch\nfrom .graph import g  # manual_seed\nwith g():\n    torch.manual_seed(0)\n",
+        "import torch\nimport random\n# True = random\nTrue.seed\n",
     ],
 )
 def test_ruled_out_programs_have_no_finding(program: str) -> None:
@@ -247,10 +251,11 @@ def test_word_scan_answers_exactly() -> None:
 
 
 def test_assignments_are_found_as_one_regex_per_name_finds_them() -> None:
-    """`_assignments_of` (a literal search and one shared tail) finds what a compiled
-    `name` + tail regex finds, left to right without overlap, then filtered by the character
-    before: on texts made of names, spaces, annotations, `=`/`==`/`:=`, parentheses,
-    backslashes, quotes, dots and line ends."""
+    """`_assignments_of` (a literal search and one shared tail for a longer name, a pattern of
+    its own for a name of one or two characters) finds what a compiled `name` + tail regex
+    finds, left to right without overlap, then filtered by the character before: on texts
+    made of names, spaces, annotations, `=`/`==`/`:=`, parentheses, backslashes, quotes,
+    dots and line ends."""
     import random
     import re
 
@@ -289,7 +294,7 @@ def test_assignments_are_found_as_one_regex_per_name_finds_them() -> None:
         b"\xc3\xa9",
         b"#",
     ]
-    names = [b"a", b"aa", b"ab", b"x"]
+    names = [b"a", b"aa", b"ab", b"x", b"int", b"aab", b"_a_", b"abab"]
     rng = random.Random(7)
     checked = 0
     for _ in range(4000):
@@ -297,4 +302,16 @@ def test_assignments_are_found_as_one_regex_per_name_finds_them() -> None:
         for name in names:
             assert list(_assignments_of(raw, name)) == expected(raw, name), (raw, name)
             checked += 1
-    assert checked == 16000
+    assert checked == 32000
+
+
+def test_keywords_and_constants_never_denote_a_module() -> None:
+    """`None.seed`, `from .graph import g`: no assignment or import binds a keyword, even where
+    the text seems to (in a string), so the scan does not look for one."""
+    from seedlint.prefilter.scan import _name_may_denote
+
+    raw = b'"""\nNone = random\nfrom = random\n"""\n'
+    modules = frozenset({"random"})
+    assert not _name_may_denote(raw, b"None", modules, set())
+    assert not _name_may_denote(raw, b"from", modules, set())
+    assert _name_may_denote(raw.replace(b"None", b"Nona"), b"Nona", modules, set())

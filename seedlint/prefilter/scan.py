@@ -54,14 +54,29 @@ def _words_pattern(words: frozenset[str]) -> re.Pattern[bytes]:
 
 # What follows a name it assigns: ``name =``, ``name: T =``, ``name :=``, ``(name) =``.
 _ASSIGNMENT_TAIL = re.compile(rb"[ \t\f)\\]*(?::[^=\r\n]*)?:?=(?!=)")
+_SHORT = 2  # the longest name searched for by a pattern of its own
+
+
+@functools.lru_cache(maxsize=256)
+def _short_assignment(name: bytes) -> re.Pattern[bytes]:
+    """``name`` followed by :data:`_ASSIGNMENT_TAIL`, as one pattern."""
+    return re.compile(re.escape(name) + _ASSIGNMENT_TAIL.pattern)
 
 
 def _assignments_of(raw: bytes, name: bytes) -> Iterator[tuple[int, int]]:
     """Where the text assigns ``name``: the start and end of each ``name`` followed by
     :data:`_ASSIGNMENT_TAIL`, found left to right without overlapping (as a regex of the two
     would find them), that starts the name itself (not a longer name ending in it, nor an
-    attribute). A literal search and one shared pattern: no pattern is compiled per name."""
+    attribute). A literal search and one shared pattern (no pattern is compiled per name),
+    but for a name of one or two characters (``n``, ``gm``): the literal search would stop
+    at every one of its letters, and one pattern per such name (few) scans in C."""
     size = len(name)
+    if size <= _SHORT:
+        for match in _short_assignment(name).finditer(raw):
+            at = match.start()
+            if not at or not (_is_word(raw[at - 1]) or raw[at - 1] == 46):  # `.`
+                yield at, match.end()
+        return
     at = raw.find(name)
     while at >= 0:
         tail = _ASSIGNMENT_TAIL.match(raw, at + size)
@@ -83,6 +98,8 @@ _STATEMENT_END = (b"", b"\r", b"\n", b"#", b";", b")", b",")
 _KEYWORDS = frozenset(
     kw.encode() for kw in keyword.kwlist if kw not in ("None", "True", "False")
 ) | frozenset({b"print", b"exec", b"match", b"case"})
+# Words that no assignment or import binds (a syntax error): never a module's name.
+_UNBINDABLE = frozenset(kw.encode() for kw in keyword.kwlist)
 
 
 def _name_may_denote(raw: bytes, name: bytes, modules: frozenset[str], seen: set[bytes]) -> bool:
@@ -92,8 +109,8 @@ def _name_may_denote(raw: bytes, name: bytes, modules: frozenset[str], seen: set
     ``name``: both end in ``name`` itself.)"""
     if name.decode() in modules:
         return True
-    if name in seen:
-        return False
+    if name in seen or name in _UNBINDABLE:
+        return False  # `None`, `from` (`from .graph import g`): no name binds them
     seen.add(name)
     if b"import" in raw:
         listed = _joined_imports(raw)

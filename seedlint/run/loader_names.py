@@ -50,10 +50,12 @@ def full_summary(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSumma
     """The module's summary from its tree, whatever its words (:data:`LIGHT` when it does not
     parse: it then binds nothing)."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(raw, filename=path)
+        # The collector paused for the parse too: its millions of new objects would make it
+        # scan everything alive (in a run's main process, the whole project's summaries).
         with collector_paused():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(raw, filename=path)
             facts = ModuleFacts(tree, options, "", path)
             try:
                 return summarize(facts)

@@ -132,6 +132,8 @@ def walk_project(
     ):
         return found[2]
     files = project_files(root, resolver) if found_now is None else found_now
+    if cache.store is None and found_now is not None:
+        return files  # the run's own walk, and no table written: no later walk would use it
     folders: set[str] = {str(root)}
     top = str(root)
     for path in files:
