@@ -278,3 +278,32 @@ def test_a_table_keeps_every_path_and_the_lines_it_did_not_decode(tmp_path: Path
     reread.put(settings, paths[0], "d0", [], (0, 1, 2, 3))
     reread.save()
     assert table.read_bytes() == first  # the others written back as they were read
+
+
+def test_the_code_digest_follows_every_saved_edit_of_the_source(tmp_path: Path) -> None:
+    """The cache folder's name carries a digest of seedlint's source files' names, sizes and
+    times: an edit (even one keeping the size), an added or a removed file changes it; a
+    compiled file, another kind of file or a run that changes nothing does not."""
+    from seedlint.run.cache import source_digest
+
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    module = package / "sub" / "m.py"
+    module.write_text("x = 1\n")
+    (package / "a.py").write_text("")
+    first = source_digest(str(tmp_path))
+    assert source_digest(str(tmp_path)) == first
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "a.py").write_text("")  # not source
+    (package / "notes.txt").write_text("")
+    assert source_digest(str(tmp_path)) == first
+    stat = module.stat()
+    module.write_text("x = 2\n")  # the same size
+    os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    second = source_digest(str(tmp_path))
+    assert second != first
+    (package / "b.py").write_text("")
+    third = source_digest(str(tmp_path))
+    assert third not in (first, second)
+    (package / "b.py").unlink()
+    assert source_digest(str(tmp_path)) == second

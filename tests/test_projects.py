@@ -250,6 +250,56 @@ def test_the_cached_walk_sees_added_and_removed_files(tmp_path: Path) -> None:
     assert [Path(p).name for p in walk_project(tmp_path, resolver, settings, cache)] == ["b.py"]
 
 
+def test_the_cached_walk_holds_while_a_changed_folder_lists_the_same(tmp_path: Path) -> None:
+    """A file saved by renaming a new one over it (editors, git, formatters) changes its
+    folder's time, not what the folder holds: the recorded walk is kept, and no table is
+    written for it. A new Python file, a new folder holding one, a new configuration file or
+    a removed folder still make the walk run again."""
+    from seedlint.config import SettingsResolver
+    from seedlint.engine.selection import check_selectors
+    from seedlint.run.summaries import SummaryCache, walk_project
+
+    (tmp_path / "pyproject.toml").write_text("")
+    package = tmp_path / "pkg"
+    (package / "inner").mkdir(parents=True)
+    (package / "a.py").write_text("x = 1\n")
+    (package / "inner" / "c.py").write_text("z = 3\n")
+    resolver = SettingsResolver({}, check=check_selectors)
+    settings = resolver.default()
+    cache = SummaryCache(tmp_path / "cache", AnalysisOptions())
+    first = walk_project(tmp_path, resolver, settings, cache)
+
+    def touched(folder: Path) -> None:  # a later time for the folder, whatever the clock
+        stat = folder.stat()
+        os.utime(folder, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+
+    def walked() -> list[str]:
+        cache.dirty = False
+        return sorted(Path(p).name for p in walk_project(tmp_path, resolver, settings, cache))
+
+    (package / "a.py.tmp").write_text("x = 2\n")
+    os.replace(package / "a.py.tmp", package / "a.py")
+    (package / "__pycache__").mkdir()  # no source in it
+    (package / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"")
+    (package / "data" / "deep").mkdir(parents=True)
+    (package / "data" / "deep" / "table.csv").write_text("")
+    touched(package)
+    cache.dirty = False
+    assert walk_project(tmp_path, resolver, settings, cache) is first and not cache.dirty
+    (package / "new").mkdir()
+    (package / "new" / "d.py").write_text("")
+    touched(package)
+    assert walked() == ["a.py", "c.py", "d.py"] and cache.dirty
+    (package / "pyproject.toml").write_text("[tool.seedlint]\nextend-exclude = ['new']\n")
+    touched(package)
+    assert walked() == ["a.py", "c.py"] and cache.dirty
+    (package / "inner" / "c.py").unlink()
+    (package / "inner").rmdir()
+    touched(package)
+    assert walked() == ["a.py"] and cache.dirty
+    assert walked() == ["a.py"] and not cache.dirty  # recorded again, and kept
+
+
 def test_module_keys_equal_the_statement_walk_on_the_fixtures() -> None:
     """The definitions' keys read off the resolver's scopes equal those of a walk of the
     statements (nested functions, methods, classes in functions, definitions in blocks)."""

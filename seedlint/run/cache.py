@@ -27,6 +27,7 @@ import secrets
 import stat
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -50,13 +51,24 @@ _KEY_BYTES = 32
 
 @functools.lru_cache(maxsize=1)
 def code_digest() -> str:
-    """A digest of seedlint's own source, so that an edited checkout of the same version never
-    reads findings an older build wrote (about 2 ms)."""
-    root = Path(__file__).resolve().parent.parent
+    """A digest of seedlint's own source files (their names, sizes and modification times), so
+    that an edited checkout of the same version never reads findings an older build wrote.
+    Their stats, not their bytes: a saved edit changes the time, and reading the ~80 files
+    took 6 ms of a one-file run's 0.25 s (their stats: under 1 ms)."""
+    return source_digest(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+
+
+def source_digest(root: str) -> str:
+    """The digest of the ``.py`` files under ``root`` by :func:`code_digest`."""
     digest_ = hashlib.blake2b(digest_size=8)
-    for path in sorted(root.rglob("*.py")):
-        digest_.update(path.relative_to(root).as_posix().encode())
-        digest_.update(path.read_bytes())
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(name for name in folders if name != "__pycache__")
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                info = os.stat(path)
+                relative = os.path.relpath(path, root).replace(os.sep, "/")
+                digest_.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return digest_.hexdigest()
 
 
@@ -417,6 +429,13 @@ def key_of(path: str) -> str:
     """The absolute path a file's entries are kept under (asked several times per file in a
     run: remembered, per working folder)."""
     return _absolute(os.getcwd(), path)
+
+
+def keys_of(paths: Iterable[str]) -> list[str]:
+    """:func:`key_of` of each of ``paths``, the working folder asked once (a run's thousands
+    of files: one system call each otherwise)."""
+    folder = os.getcwd()
+    return [_absolute(folder, path) for path in paths]
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -30,7 +30,7 @@ from seedlint.prefilter.words import (
 from seedlint.project.hints import ClassHint, class_hint
 from seedlint.project.index import activated, answers_digest, needs_project, single
 from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree, summarize
-from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, key_of, stat_key
+from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, key_of, keys_of, stat_key
 from seedlint.run.pool import pool_map
 from seedlint.run.summaries import ProjectSetup
 
@@ -241,6 +241,7 @@ def _check_files(
     finally:
         _CACHE[0], _PROJECT[0] = None, False
     trusted = [k if k is not None and now - k[2] > _RACY_NS else None for k in keys]
+    where = keys_of([task.display for task in tasks])  # absolute (a file's display: its path)
     known: dict[str, ModuleSummary] = {}
     local: dict[int, ModuleSummary] = {}  # files checked just now whose project may matter
     digests: dict[int, Optional[str]] = {}
@@ -250,7 +251,7 @@ def _check_files(
         digests[i] = result.digest
         summary = result.summary
         if summary is not None:
-            known[key_of(task.display)] = summary
+            known[where[i]] = summary
             if project is not None and task.raw is None and result.digest is not None:
                 project.remember(str(task.path), trusted[i], result.digest, summary)
         elif result.deferred is not None and project is not None and task.raw is None:
@@ -259,7 +260,7 @@ def _check_files(
             # What the module binds: its summary tells, or no rule's words are in it (a file
             # found in the cache by its content keeps what it bound). Most bind nothing, as
             # before: only the others are looked at.
-            path = key_of(str(task.path))
+            path = where[i]
             if (summary is not None and summary.full) or path in bound:
                 loaders.bound(path, summary)
         if result.extra:
@@ -304,9 +305,7 @@ def _check_files(
     # files it does not check: it keeps no record of the whole run).
     whole = True
     if project is not None and (local or extras):
-        project.note_stats(
-            {key_of(str(t.path)): keys[i] for i, t in enumerate(tasks) if t.raw is None}
-        )
+        project.note_stats({where[i]: keys[i] for i, t in enumerate(tasks) if t.raw is None})
         with project_loaders_set(hidden):
             whole = _with_project(
                 tasks,
@@ -345,10 +344,10 @@ def _run_record(
         return None
     names: list[str] = []
     stats: list[str] = []
-    for task, key in zip(tasks, keys):
+    for task, key, path in zip(tasks, keys, keys_of([t.display for t in tasks])):
         if task.raw is not None or key is None or now - key[2] <= _RACY_NS:
             return None
-        names.append(f"{key_of(task.display)}\0{task.display}\0{task.settings.fingerprint()}")
+        names.append(f"{path}\0{task.display}\0{task.settings.fingerprint()}")
         stats.append(f"{key[0]},{key[1]},{key[2]},{key[3]}")
     name = digest("\n".join(names).encode("utf-8", "surrogatepass"))[:16]
     return f"run-{name}.json", digest("\n".join(stats).encode())
@@ -414,7 +413,7 @@ def _with_project(
         for i, result in zip(again, rechecked):
             findings[i] = result.findings
             digests[i] = result.digest
-    whole = set(index.layout.paths) == {key_of(str(t.path)) for t in tasks}
+    whole = set(index.layout.paths) == set(keys_of([t.display for t in tasks]))
     if cache is None:
         return whole
     if state is not None and whole:
@@ -438,10 +437,10 @@ def _state(
     """The digest of the checked files' stat keys and the settings; None when a file is
     standard input or was written too recently for its stat key to be trusted."""
     rows: list[str] = [project.settings.fingerprint()]
-    for task, key in zip(tasks, trusted):
+    for task, key, path in zip(tasks, trusted, keys_of([t.display for t in tasks])):
         if task.raw is not None or key is None:
             return None
-        rows.append(f"{key_of(task.display)}\0{key}")
+        rows.append(f"{path}\0{key}")
     rows[1:] = sorted(rows[1:])
     return digest("\n".join(rows).encode("utf-8", "surrogatepass"))
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from seedlint.analysis.facts import AnalysisOptions
-from seedlint.config import ConfigError, Settings, SettingsResolver
+from seedlint.config import CONFIG_FILES, ConfigError, Settings, SettingsResolver
 from seedlint.prefilter.words import WordSet, set_project_loaders
 from seedlint.project.hints import (
     ClassHint,
@@ -44,7 +44,7 @@ from seedlint.project.summary import (
     needs_tree,
     to_json,
 )
-from seedlint.run.cache import Cache, StatKey, digest, key_of, stat_key
+from seedlint.run.cache import Cache, StatKey, digest, keys_of, stat_key
 from seedlint.run.discovery import discover
 from seedlint.run.loader_names import LoaderNames, full_summary
 from seedlint.run.pool import pool_map
@@ -120,17 +120,16 @@ def walk_project(
 ) -> list[str]:
     """:func:`project_files`, reused while no folder holding (or above) a project file and no
     ignore file in them has changed (a file added, removed or renamed changes its folder's
-    modification time); ``found_now``: the files a walk of the root just found (the run's
-    own, when it checks the project's root)."""
+    modification time), or while such a folder that has changed still lists what it listed
+    (an editor, git or a formatter that saves a file by renaming a new one over it changes
+    the folder's time, not what it holds: :func:`_same_entries`); ``found_now``: the files a
+    walk of the root just found (the run's own, when it checks the project's root)."""
     fingerprint = settings.fingerprint()
     found = cache.walks.get(str(root))
-    if (
-        found_now is None
-        and found is not None
-        and found[0] == fingerprint
-        and all(_mtime(path) == mtime for path, mtime in found[1].items())
-    ):
-        return found[2]
+    if found_now is None and found is not None and found[0] == fingerprint:
+        changed = [path for path, mtime in found[1].items() if _mtime(path) != mtime]
+        if not changed or _unchanged(changed, found[1], found[2], settings):
+            return found[2]  # the stamps are kept as they were: no table is written
     files = project_files(root, resolver) if found_now is None else found_now
     if cache.store is None and found_now is not None:
         return files  # the run's own walk, and no table written: no later walk would use it
@@ -151,6 +150,75 @@ def walk_project(
     cache.walks[str(root)] = (fingerprint, stamps, files)
     cache.dirty = True
     return files
+
+
+# A folder's entries that change what a walk finds besides its Python files: configuration
+# files, ignore files and a repository's marker.
+_WALK_MARKERS = frozenset({*CONFIG_FILES, *_IGNORE_FILES, ".git"})
+_LOOK = 64  # the entries a look into folders without project files may read (then: walk)
+
+
+def _unchanged(
+    changed: list[str], stamps: dict[str, int], files: list[str], settings: Settings
+) -> bool:
+    """Whether the folders of ``changed`` (stamped paths whose time is not the recorded one)
+    still give the walk that found ``files`` what they gave it (an ignore file changed: no)."""
+    names: dict[str, set[str]] = {}
+    for path in files:
+        folder, _, name = path.rpartition(os.sep)
+        names.setdefault(folder, set()).add(name)
+    budget = [_LOOK]
+    return all(
+        os.path.basename(path) not in _IGNORE_FILES
+        and _same_entries(path, names.get(path, set()), stamps, settings, budget)
+        for path in changed
+    )
+
+
+def _same_entries(
+    folder: str, names: set[str], stamps: dict[str, int], settings: Settings, budget: list[int]
+) -> bool:
+    """Whether ``folder`` lists the Python files ``names`` the walk found in it, and besides
+    them only folders the walk found files in (stamped), folders it leaves out by name, and
+    folders holding no file it could take; no configuration, ignore or repository marker and
+    no link (a new one may change what is walked)."""
+    excluded = frozenset((*settings.exclude, *settings.extend_exclude))
+    found: set[str] = set()
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                name = entry.name
+                if name in _WALK_MARKERS or entry.is_symlink():
+                    return False
+                if entry.is_dir():
+                    path = os.path.join(folder, name)
+                    if path not in stamps and name not in excluded and _may_hold(path, budget):
+                        return False
+                elif name.endswith(".py"):
+                    found.add(name)
+    except OSError:
+        return False
+    return found == names
+
+
+def _may_hold(folder: str, budget: list[int]) -> bool:
+    """Whether ``folder`` may hold a file a walk takes (``.py``, ``.pyi``, ``.ipynb``), in it or
+    below; yes when it cannot be read, holds a link, or would take more than the budget's
+    entries to tell (a walk is cheaper then)."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                budget[0] -= 1
+                if budget[0] < 0 or entry.is_symlink():
+                    return True
+                if entry.is_dir():
+                    if _may_hold(entry.path, budget):
+                        return True
+                elif entry.name.endswith((".py", ".pyi", ".ipynb")):
+                    return True
+    except OSError:
+        return True
+    return False
 
 
 class Entries:
@@ -769,7 +837,7 @@ class ProjectSetup:
         a caller that matters (it names a function the asked files' questions are about, or
         one calling such a function, and imports it). The others keep a summary from their
         bytes (:meth:`_on_demand`)."""
-        checked_paths = [key_of(p) for p in checked]  # absolute (each remembered per run)
+        checked_paths = keys_of(checked)  # absolute (each remembered per run)
         self._named.update(checked_paths)
         root = self._root(checked_paths)
         _OPTIONS[0] = self.options
@@ -869,7 +937,7 @@ class ProjectSetup:
             found_now = None
             if self._checks_root(root):
                 assert self.walked is not None
-                found_now = [key_of(name) for name in self.walked[1] if name.endswith(".py")]
+                found_now = keys_of([name for name in self.walked[1] if name.endswith(".py")])
             walk = walk_project(root, self.resolver, self.settings, self.cache, found_now)
             self._walks[root] = walk
         return self._walks[root]
