@@ -72,3 +72,32 @@ def test_fixed_modules_import(tmp_path: Path, case: str, which: str, expected: s
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "free", "walked"),
+    [
+        ("import torch\n\ndef f():\n    return generator\n", False, True),  # read, unbound
+        ("import torch\n\ndef f(generator):\n    return generator\n", True, True),  # a parameter
+        ("import torch\nx = my_generator + generator_state\n", True, False),  # longer names only
+        ("import torch\nx = generator.seed\n", False, True),
+        ("import torch\n# generator\n", True, True),  # spelled, but no read
+        # Not ASCII: `\uff47enerator` (a full-width g) is the name `generator` (NFKC).
+        ("import torch\n\ndef f():\n    return \uff47enerator\n", False, True),
+    ],
+)
+def test_a_new_name_is_free_unless_the_module_reads_it_unbound(
+    source: str, free: bool, walked: bool
+) -> None:
+    """A fix's new module-level name must change no other use: a name the module reads where
+    nothing binds it is taken. The whole tree is walked for such reads only when the text
+    spells the name as a whole word, or is not ASCII (an identifier is read in NFKC form)."""
+    import ast
+
+    from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+    from seedlint.fixes.imports import _UNRESOLVED, Names
+
+    facts = ModuleFacts(ast.parse(source), AnalysisOptions(), source, "m.py")
+    names = Names(facts)
+    assert names.is_free("generator", facts.builder.module_scope) is free
+    assert (_UNRESOLVED in facts.__dict__) is walked

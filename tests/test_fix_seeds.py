@@ -255,3 +255,27 @@ def test_the_module_walks_skip_only_statements_that_hold_nothing() -> None:
         assert _none_tested(pruned) == _none_tested(whole)
         compared += bool(every)
     assert compared > 10
+
+
+def test_seeded_factories_are_found_under_any_spelling() -> None:
+    """The seeds a fix may reuse include seeded RNG constructors; only calls spelled like one
+    (its name, an import alias, an assigned alias) are resolved, and every such spelling is
+    still found: only the constructor calls, each once."""
+    from seedlint.analysis.facts import AnalysisOptions
+    from seedlint.fixes.seeds import seeding_calls
+
+    source = (
+        "import numpy as np\n"
+        "from numpy.random import default_rng as mk\n"
+        "from random import Random as R\n"
+        "make = np.random.RandomState\n"
+        "a = mk(1)\n"
+        "b = R(2)\n"
+        "c = make(3)\n"
+        "d = np.random.default_rng(4)\n"
+        "e = np.zeros(5)\n"
+        "f = Random(6)\n"  # unbound: not the random module's
+    )
+    facts = ModuleFacts(ast.parse(source), AnalysisOptions(), source, "m.py")
+    found = [call.args[0].value for call, _ in seeding_calls(facts)]  # type: ignore[attr-defined]
+    assert found == [1, 2, 3, 4]

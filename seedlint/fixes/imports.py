@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import builtins
 import keyword
+import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Optional
@@ -133,8 +134,17 @@ class Names:
             and name not in taken
             and name not in self.facts.builder.module_scope.bindings
             and lookup(name, scope) is None
-            and name not in self.unresolved
+            and not self._read_unbound(name)
         )
+
+    def _read_unbound(self, name: str) -> bool:
+        """Whether the module reads ``name`` where no binding covers it. A name its (ASCII)
+        text does not spell is read nowhere: the walk of the whole tree that finds the others
+        is not needed for it (most of a fix title's time in a large module)."""
+        text = self.facts.text
+        if text and text.isascii() and not _spells(text, name):
+            return False
+        return name in self.unresolved
 
     def free(self, base: str, scope: Scope, taken: Collection[str] = ()) -> str:
         """``base``, else ``base_``, ``base_1``, ``base_2``, ...: the first free one."""
@@ -209,6 +219,11 @@ def _imports_package(node: ast.Import | ast.ImportFrom, package: str) -> bool:
     if isinstance(node, ast.Import):
         return any(alias.name.split(".")[0] == package for alias in node.names)
     return node.level == 0 and (node.module or "").split(".")[0] == package
+
+
+def _spells(text: str, name: str) -> bool:
+    """Whether ``text`` holds ``name`` as a whole word (not inside a longer name)."""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
 
 
 def _unresolved_reads(facts: ModuleFacts) -> Iterator[str]:

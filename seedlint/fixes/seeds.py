@@ -67,6 +67,7 @@ _GLOBAL_SEEDING = SEEDING_WITH_VALUE - {Seeding.GENERATOR_MANUAL_SEED}
 SEEDED_FACTORIES = frozenset(
     {"numpy.random.default_rng", "numpy.random.RandomState", "random.Random"}
 )
+_FACTORY_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in SEEDED_FACTORIES)
 _SEED_NAME = re.compile(r"^(?:seed|random_seed|rng_seed|seed_value|[a-z0-9_]*_seed)$", re.I)
 _PREFERRED = ("seed", "SEED", "random_seed", "RANDOM_SEED")
 # Names of a seeding helper of the project (`set_seed(x)`, `init_seeds(x)`, `seed_all(x)`).
@@ -234,13 +235,21 @@ def seeding_calls(facts: ModuleFacts) -> list[tuple[ast.Call, Scope]]:
         return cached
     known = {id(s.call) for s in facts.seed_calls if s.kind in SEEDING_WITH_VALUE}
     ignored = {id(s.call) for s in facts.seed_calls if s.kind not in SEEDING_WITH_VALUE}
+    # Only a call spelled like a factory (its name, an alias of one) is resolved: resolving
+    # every call of a large module took most of a fix title's time.
+    factories = facts.resolver.spellings(_FACTORY_NAMES)
     result: list[tuple[ast.Call, Scope]] = []
     for call, scope in facts.builder.calls:
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
         if id(call) in known or (
             id(call) not in ignored
             and (
-                bool(facts.resolver.qualnames(call.func, scope) & SEEDED_FACTORIES)
-                or _helper_name(call.func)
+                (
+                    name in factories
+                    and bool(facts.resolver.qualnames(func, scope) & SEEDED_FACTORIES)
+                )
+                or _helper_name(func)
             )
         ):
             result.append((call, scope))
