@@ -26,7 +26,7 @@ from seedlint.engine.fix import fix_text
 from seedlint.engine.noqa import file_exemption, line_suppresses
 from seedlint.fixes import write
 from seedlint.fixes.write import write_fixed
-from seedlint.run import files, pool
+from seedlint.run import files, pool, summaries
 from seedlint.run.files import FileTask, check_files, fix_files
 
 SHUFFLED = """\
@@ -336,6 +336,79 @@ def test_pool_map_uses_forked_workers_above_its_thresholds() -> None:
 
 def _pid_and_square(item: int) -> tuple[int, int]:
     return os.getpid(), item * item
+
+
+@pytest.mark.skipif(not pool.can_fork(), reason="no fork on this platform")
+def test_a_kept_pool_takes_work_until_it_is_closed() -> None:
+    items = list(range(40))
+    pool.pool_map(_pid_and_square, items, [1] * 40, 2, min_items=2, min_bytes=0, keep=True)
+    future = pool.submit_kept(_pid_and_square, 7)
+    assert future is not None
+    pid, square = future.result()
+    assert square == 49 and pid != os.getpid()
+    pool.close_kept()
+    assert pool.submit_kept(_pid_and_square, 7) is None
+    pool.pool_map(_pid_and_square, items, [1] * 40, 2, min_items=2, min_bytes=0)
+    assert pool.submit_kept(_pid_and_square, 7) is None  # not kept unless asked
+
+
+_PARSED_IN: list[Path] = []  # where the kept workers log the pids that parsed on demand
+
+
+_COMPUTE_WITH = summaries._compute_with
+
+
+def _logged_compute_with(item: Any) -> Any:
+    with open(_PARSED_IN[0], "a") as handle:
+        handle.write(f"{os.getpid()}\n")
+    return _COMPUTE_WITH(item)
+
+
+@pytest.mark.skipif(not pool.can_fork(), reason="no fork on this platform")
+def test_the_index_parses_on_demand_in_the_check_passs_kept_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A helper in a module no rule parses is parsed when a program's answers need it: by the
+    check pass's workers, kept idle for it, while the main process searches for callers. The
+    answers are those of a run in one process: the helper seeds torch, so the program that
+    seeds `random` and calls it has no RNG004 finding."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("")
+    helper = "import torch\n\n\ndef set_seed(s):\n    torch.manual_seed(s)\n"
+    (project / "helpers.py").write_text(helper)
+    (project / "train.py").write_text(
+        "import random\n\nimport torch\n\nfrom helpers import set_seed\n\n"
+        "random.seed(0)\nset_seed(0)\nmodel = torch.nn.Linear(2, 2)\n"
+    )
+    for index in range(4):
+        (project / f"other{index}.py").write_text(f"value = {index}\n")
+
+    def run(*extra: str) -> list[Any]:
+        cli.main(["check", "--no-cache", "--output-format", "json", *extra, str(project)])
+        return sorted(json.loads(capsys.readouterr().out), key=lambda f: str(f))
+
+    serial = run("--jobs", "1")
+    real = pool.pool_map
+
+    def forced(
+        function: Callable[[Any], Any],
+        items: Sequence[Any],
+        sizes: Sequence[int],
+        processes: int,
+        **options: Any,
+    ) -> list[Any]:
+        return real(function, items, sizes, processes, 2, 0, keep=bool(options.get("keep")))
+
+    monkeypatch.setattr(files, "pool_map", forced)
+    monkeypatch.setattr(summaries, "_compute_with", _logged_compute_with)
+    _PARSED_IN[:] = [tmp_path / "pids.log"]
+    parallel = run("--jobs", "2")
+    parsed_in = {int(line) for line in _PARSED_IN[0].read_text().split()}
+    assert parsed_in and os.getpid() not in parsed_in, "not parsed by a kept worker"
+    assert parallel == serial
+    assert not [f for f in serial if f["code"] == "RNG004"]
+    assert pool.submit_kept(_pid_and_square, 1) is None  # closed at the end of the run
 
 
 # -- noqa honours its code list --------------------------------------------------------------

@@ -31,7 +31,7 @@ from seedlint.project.hints import ClassHint, class_hint
 from seedlint.project.index import activated, answers_digest, needs_project, single
 from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree, summarize
 from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, key_of, keys_of, stat_key
-from seedlint.run.pool import pool_map
+from seedlint.run.pool import close_kept, pool_map
 from seedlint.run.summaries import ProjectSetup
 
 
@@ -187,7 +187,10 @@ def check_files(
         hidden = names.hidden()
         names.searched |= hidden  # the check pass looks for them
     with project_loaders_set(hidden):
-        return _check_files(tasks, processes, cache, project, hidden)
+        try:
+            return _check_files(tasks, processes, cache, project, hidden)
+        finally:
+            close_kept()  # the check pass's workers, kept for the index
 
 
 def _checks_loaders(tasks: Sequence[FileTask]) -> bool:
@@ -237,7 +240,9 @@ def _check_files(
     _CACHE[0], _PROJECT[0] = cache, project is not None
     try:
         sizes = [_size_of(tasks[i], keys[i]) for i in pending]
-        results = pool_map(_check_task, [tasks[i] for i in pending], sizes, processes)
+        # The pool stays for the project index, whose parses on demand its idle workers take.
+        checked = [tasks[i] for i in pending]
+        results = pool_map(_check_task, checked, sizes, processes, keep=project is not None)
     finally:
         _CACHE[0], _PROJECT[0] = None, False
     trusted = [k if k is not None and now - k[2] > _RACY_NS else None for k in keys]

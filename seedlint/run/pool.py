@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, Callable, TypeVar
+from concurrent.futures import Future
+from typing import Any, Callable, Optional, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -20,6 +21,8 @@ MIN_ITEMS = 64
 MIN_BYTES = 4_000_000
 
 _WORK: list[tuple[Callable[[Any], Any], Sequence[Any]]] = []  # inherited by forked workers
+# The pool of the last `pool_map(..., keep=True)`, its workers idle until `close_kept()`.
+_KEPT: list[Any] = []
 
 
 def can_fork() -> bool:
@@ -47,24 +50,51 @@ def pool_map(
     processes: int,
     min_items: int = MIN_ITEMS,
     min_bytes: int = MIN_BYTES,
+    keep: bool = False,
 ) -> list[R]:
     """``[function(item) for item in items]``, in a pool of ``processes`` forked processes
-    when there are at least ``min_items`` items of ``min_bytes`` in all."""
+    when there are at least ``min_items`` items of ``min_bytes`` in all. ``keep``: the pool
+    stays, its workers idle, for :func:`submit_kept` (until :func:`close_kept`)."""
     if processes <= 1 or len(items) < max(min_items, 2) or sum(sizes) < min_bytes or not can_fork():
         return [function(item) for item in items]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     _WORK[:] = [(function, items)]
+    pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
     try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(processes, mp_context=context) as pool:
-            results: list[R] = []
-            for part in pool.map(_run_range, size_chunks(sizes, processes * 32)):
-                results.extend(part)
-            return results
+        results: list[R] = []
+        for part in pool.map(_run_range, size_chunks(sizes, processes * 32)):
+            results.extend(part)
+    except BaseException:
+        pool.shutdown(cancel_futures=True)
+        raise
     finally:
         _WORK.clear()
+    if keep:
+        close_kept()
+        _KEPT.append(pool)
+    else:
+        pool.shutdown()
+    return results
+
+
+def submit_kept(function: Callable[[T], R], item: T) -> Optional[Future[R]]:
+    """``function(item)`` in a worker of the kept pool (the function by reference, the item
+    pickled: the workers' memory is the pool's as it was forked); None without one."""
+    if not _KEPT:
+        return None
+    try:
+        future: Future[R] = _KEPT[0].submit(function, item)
+    except RuntimeError:  # the pool broke (a worker died): the caller computes it itself
+        return None
+    return future
+
+
+def close_kept() -> None:
+    """Shut the kept pool down (its workers exit)."""
+    while _KEPT:
+        _KEPT.pop().shutdown(cancel_futures=True)
 
 
 def size_chunks(sizes: Sequence[int], count: int) -> list[tuple[int, int]]:

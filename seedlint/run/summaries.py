@@ -21,6 +21,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Optional
 
@@ -47,7 +48,7 @@ from seedlint.project.summary import (
 from seedlint.run.cache import Cache, StatKey, digest, keys_of, stat_key
 from seedlint.run.discovery import discover
 from seedlint.run.loader_names import LoaderNames, full_summary
-from seedlint.run.pool import pool_map
+from seedlint.run.pool import pool_map, submit_kept
 
 SUMMARY_FORMAT = 4
 _Entry = tuple[Optional[StatKey], str, Optional[ModuleSummary]]  # None: needs a tree
@@ -75,6 +76,18 @@ def _compute(path: str, full: bool = False) -> Optional[tuple[str, ModuleSummary
     if full:
         return digest(raw), full_summary(raw, path, _OPTIONS[0])
     return digest(raw), summary_of(raw, path, _OPTIONS[0])
+
+
+def _compute_with(item: tuple[str, AnalysisOptions]) -> Optional[tuple[str, ModuleSummary]]:
+    """:func:`_compute_full` in a worker forked before the options were set: they come with
+    the path."""
+    path, options = item
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    return digest(raw), full_summary(raw, path, options)
 
 
 def _compute_full(path: str) -> Optional[tuple[str, ModuleSummary]]:
@@ -988,14 +1001,30 @@ class ProjectSetup:
             words = caller_words(index, asked)
             order = sorted(pending)
             wanted = index.unread | index.named_through(words)
+            # The modules the answers looked into are parsed at once by the check's idle
+            # workers, if they are still there, while this process searches the others for
+            # callers (and parses those it finds).
+            early = self._submit([path for path in order if path in wanted], keys)
             hits = set(modules.callers_may_hide(order, words))
             hits.update(path for path in order if path in wanted)
             if not hits:
                 break
-            self._parse(sorted(hits), summaries, keys, pending)
+            self._parse(sorted(hits), summaries, keys, pending, early)
         for path in pending:
             summaries[path] = index.summaries[path] = LIGHT
         return index
+
+    def _submit(
+        self, paths: list[str], keys: dict[str, Optional[StatKey]]
+    ) -> dict[str, Future[Optional[tuple[str, ModuleSummary]]]]:
+        """The modules' summaries computed by the kept pool's workers, the largest first."""
+        early: dict[str, Future[Optional[tuple[str, ModuleSummary]]]] = {}
+        for path in sorted(paths, key=lambda p: -(key[1] if (key := keys.get(p)) else 0)):
+            future = submit_kept(_compute_with, (path, self.options))
+            if future is None:
+                break
+            early[path] = future
+        return early
 
     def _parse(
         self,
@@ -1003,11 +1032,24 @@ class ProjectSetup:
         summaries: dict[str, ModuleSummary],
         keys: dict[str, Optional[StatKey]],
         pending: set[str],
+        early: Optional[dict[str, Future[Optional[tuple[str, ModuleSummary]]]]] = None,
     ) -> None:
-        sizes = [key[1] if (key := keys.get(p)) is not None else 0 for p in paths]
+        """Parse ``paths`` for their summaries (those of ``early`` as its workers compute
+        them, the others here first)."""
+        early = early or {}
+        here = [path for path in paths if path not in early]
+        sizes = [key[1] if (key := keys.get(p)) is not None else 0 for p in here]
         # Parsing pays for the pool sooner than the check's pre-filter does (~20 ms a module).
-        parsed = pool_map(_compute_full, paths, sizes, self.processes, _PARSE_ITEMS, _PARSE_BYTES)
-        for path, result in zip(paths, parsed):
+        parsed = pool_map(_compute_full, here, sizes, self.processes, _PARSE_ITEMS, _PARSE_BYTES)
+        results = dict(zip(here, parsed))
+        for path in paths:
+            if path in early:
+                try:
+                    results[path] = early[path].result()
+                except Exception:  # a worker that died: parsed here instead
+                    results[path] = _compute_full(path)
+        for path in paths:
+            result = results[path]
             pending.discard(path)
             if result is None:
                 summaries.pop(path, None)
