@@ -340,16 +340,24 @@ def _pid_and_square(item: int) -> tuple[int, int]:
 
 @pytest.mark.skipif(not pool.can_fork(), reason="no fork on this platform")
 def test_a_kept_pool_takes_work_until_it_is_closed() -> None:
+    """A kept pool's workers take work until it is closed, or until another pool forks (its
+    threads must not run across a fork); a map run in this process leaves it be."""
     items = list(range(40))
+
+    def kept_worker() -> bool:
+        future = pool.submit_kept(_pid_and_square, 7)
+        return future is not None and future.result() != (os.getpid(), 49)
+
     pool.pool_map(_pid_and_square, items, [1] * 40, 2, min_items=2, min_bytes=0, keep=True)
-    future = pool.submit_kept(_pid_and_square, 7)
-    assert future is not None
-    pid, square = future.result()
-    assert square == 49 and pid != os.getpid()
+    assert kept_worker()
+    pool.pool_map(_pid_and_square, items, [1] * 40, 2, min_items=41, min_bytes=0)  # no fork
+    assert kept_worker()
     pool.close_kept()
     assert pool.submit_kept(_pid_and_square, 7) is None
-    pool.pool_map(_pid_and_square, items, [1] * 40, 2, min_items=2, min_bytes=0)
-    assert pool.submit_kept(_pid_and_square, 7) is None  # not kept unless asked
+    pool.pool_map(_pid_and_square, items, [1] * 40, 2, min_items=2, min_bytes=0, keep=True)
+    assert kept_worker()
+    pool.pool_map(_pid_and_square, items, [1] * 40, 2, min_items=2, min_bytes=0)  # forks
+    assert pool.submit_kept(_pid_and_square, 7) is None  # closed before the fork, not kept
 
 
 _PARSED_IN: list[Path] = []  # where the kept workers log the pids that parsed on demand

@@ -60,6 +60,9 @@ def pool_map(
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    # A kept pool's threads (its manager, its queue's feeder) must not be running when this
+    # process forks: a lock one of them holds would stay held in the children.
+    close_kept()
     _WORK[:] = [(function, items)]
     pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
     try:
@@ -72,7 +75,6 @@ def pool_map(
     finally:
         _WORK.clear()
     if keep:
-        close_kept()
         _KEPT.append(pool)
     else:
         pool.shutdown()
