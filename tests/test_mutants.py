@@ -254,7 +254,8 @@ def test_fix_through_the_cli_gives_the_file_a_new_inode(
 
 # -- the process pool ------------------------------------------------------------------------
 def pool_forced(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lower the pool's thresholds to 2 items and 0 bytes, wherever they are read."""
+    """Lower the pool's thresholds to 2 items and 0 bytes, wherever they are read (a pool
+    asked to stay, stays)."""
     monkeypatch.setattr(pool, "MIN_ITEMS", 2)
     monkeypatch.setattr(pool, "MIN_BYTES", 0)
     real = pool.pool_map
@@ -264,9 +265,10 @@ def pool_forced(monkeypatch: pytest.MonkeyPatch) -> None:
         items: Sequence[Any],
         sizes: Sequence[int],
         processes: int,
-        **thresholds: int,
+        **options: Any,
     ) -> list[Any]:
-        return real(function, items, sizes, processes, min_items=2, min_bytes=0)
+        keep = bool(options.get("keep"))
+        return real(function, items, sizes, processes, min_items=2, min_bytes=0, keep=keep)
 
     monkeypatch.setattr(files, "pool_map", forced)
 
@@ -397,18 +399,7 @@ def test_the_index_parses_on_demand_in_the_check_passs_kept_workers(
         return sorted(json.loads(capsys.readouterr().out), key=lambda f: str(f))
 
     serial = run("--jobs", "1")
-    real = pool.pool_map
-
-    def forced(
-        function: Callable[[Any], Any],
-        items: Sequence[Any],
-        sizes: Sequence[int],
-        processes: int,
-        **options: Any,
-    ) -> list[Any]:
-        return real(function, items, sizes, processes, 2, 0, keep=bool(options.get("keep")))
-
-    monkeypatch.setattr(files, "pool_map", forced)
+    pool_forced(monkeypatch)
     monkeypatch.setattr(summaries, "_compute_with", _logged_compute_with)
     _PARSED_IN[:] = [tmp_path / "pids.log"]
     parallel = run("--jobs", "2")
