@@ -218,7 +218,8 @@ def _check_files(
     now = time.time_ns()
     for i, task in enumerate(tasks):
         keys[i] = stat_key(task.path) if task.raw is None else None
-    record = _run_record(tasks, keys, now) if cache is not None else None
+    where = keys_of([task.display for task in tasks])  # absolute (a file's display: its path)
+    record = _run_record(tasks, keys, now, where) if cache is not None else None
     if record is not None:
         assert cache is not None
         kept = cache.run_findings(record[0], _run_state(record[1], cache.salt))
@@ -246,7 +247,6 @@ def _check_files(
     finally:
         _CACHE[0], _PROJECT[0] = None, False
     trusted = [k if k is not None and now - k[2] > _RACY_NS else None for k in keys]
-    where = keys_of([task.display for task in tasks])  # absolute (a file's display: its path)
     known: dict[str, ModuleSummary] = {}
     local: dict[int, ModuleSummary] = {}  # files checked just now whose project may matter
     digests: dict[int, Optional[str]] = {}
@@ -323,6 +323,7 @@ def _check_files(
                 extras,
                 digests,
                 trusted,
+                where,
                 fresh,
             )
     if project is not None:
@@ -340,7 +341,7 @@ _RUN_FILES = 64  # a run naming fewer files (pre-commit, an editor) keeps no rec
 
 
 def _run_record(
-    tasks: Sequence[FileTask], keys: list[Optional[StatKey]], now: int
+    tasks: Sequence[FileTask], keys: list[Optional[StatKey]], now: int, where: list[str]
 ) -> Optional[tuple[str, str]]:
     """The name of the run's record and the digest of its files' stat keys; None for a run of
     few files, or with standard input, a file that cannot be read or one written too
@@ -349,7 +350,7 @@ def _run_record(
         return None
     names: list[str] = []
     stats: list[str] = []
-    for task, key, path in zip(tasks, keys, keys_of([t.display for t in tasks])):
+    for task, key, path in zip(tasks, keys, where):
         if task.raw is not None or key is None or now - key[2] <= _RACY_NS:
             return None
         names.append(f"{path}\0{task.display}\0{task.settings.fingerprint()}")
@@ -380,14 +381,15 @@ def _with_project(
     extras: dict[int, str],
     digests: dict[int, Optional[str]],
     trusted: list[Optional[StatKey]],
+    where: list[str],
     fresh: frozenset[int] | set[int] = frozenset(),
 ) -> bool:
     """The files whose findings may depend on the project, once its index is built: findings
     checked without it stand where the project's answers equal the one-module index's, cached
     ones where the answers' digest is the one they were stored with; the others (and those of
     ``fresh``) are checked again with the index. True when the answers come from the checked
-    files alone (the index held no other file)."""
-    state = _state(tasks, trusted, project) if cache is not None else None
+    files alone (the index held no other file). ``where``: each file's absolute path."""
+    state = _state(tasks, trusted, project, where) if cache is not None else None
     if not local and cache is not None and state is not None:
         stored = _stored_answers(cache, project, state)
         if stored is not None and all(
@@ -418,7 +420,7 @@ def _with_project(
         for i, result in zip(again, rechecked):
             findings[i] = result.findings
             digests[i] = result.digest
-    whole = set(index.layout.paths) == set(keys_of([t.display for t in tasks]))
+    whole = set(index.layout.paths) == set(where)
     if cache is None:
         return whole
     if state is not None and whole:
@@ -437,12 +439,15 @@ def _with_project(
 # state then (every file's stat key and the settings); equal state, equal answers. Only a run
 # over the whole project records them (a file outside the checked ones may change unseen).
 def _state(
-    tasks: Sequence[FileTask], trusted: list[Optional[StatKey]], project: ProjectSetup
+    tasks: Sequence[FileTask],
+    trusted: list[Optional[StatKey]],
+    project: ProjectSetup,
+    where: list[str],
 ) -> Optional[str]:
     """The digest of the checked files' stat keys and the settings; None when a file is
     standard input or was written too recently for its stat key to be trusted."""
     rows: list[str] = [project.settings.fingerprint()]
-    for task, key, path in zip(tasks, trusted, keys_of([t.display for t in tasks])):
+    for task, key, path in zip(tasks, trusted, where):
         if task.raw is not None or key is None:
             return None
         rows.append(f"{path}\0{key}")

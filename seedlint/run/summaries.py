@@ -67,27 +67,24 @@ def summary_of(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSummary
     return full_summary(raw, path, options)
 
 
-def _compute(path: str, full: bool = False) -> Optional[tuple[str, ModuleSummary]]:
+def _compute(
+    path: str, full: bool = False, options: Optional[AnalysisOptions] = None
+) -> Optional[tuple[str, ModuleSummary]]:
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError:
         return None
+    options = _OPTIONS[0] if options is None else options
     if full:
-        return digest(raw), full_summary(raw, path, _OPTIONS[0])
-    return digest(raw), summary_of(raw, path, _OPTIONS[0])
+        return digest(raw), full_summary(raw, path, options)
+    return digest(raw), summary_of(raw, path, options)
 
 
 def _compute_with(item: tuple[str, AnalysisOptions]) -> Optional[tuple[str, ModuleSummary]]:
     """:func:`_compute_full` in a worker forked before the options were set: they come with
     the path."""
-    path, options = item
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError:
-        return None
-    return digest(raw), full_summary(raw, path, options)
+    return _compute(item[0], True, item[1])
 
 
 def _compute_full(path: str) -> Optional[tuple[str, ModuleSummary]]:
