@@ -2,7 +2,8 @@
 
 Keyword and positional arguments are matched to parameter names; ``*args`` in a call makes the
 positions after it unknowable; ``**kw`` is looked through when ``kw`` is a dict built in the same
-function from literals (``dict(...)``, ``{...}``, ``kw.update(...)``, ``kw["key"] = value``).
+function from literals (``dict(...)``, ``{...}``, ``kw.update(...)``, ``kw |= {...}``,
+``kw["key"] = value``), from the bindings of ``kw`` that reach the call.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ class CallBinder:
         ):
             return self._dict_call(expr, scope)
         if isinstance(expr, ast.Name):
-            return self._dict_name(expr.id, scope)
+            return self._dict_name(expr, scope)
         if isinstance(expr, ast.IfExp):  # `{...} if use_cuda else {}`: either dict
             left = self.dict_value(expr.body, scope)
             result = DictValue(dict(left.entries), open=left.open)
@@ -168,10 +169,12 @@ class CallBinder:
                 result.entries[keyword.arg] = self.evaluator.evaluate(keyword.value, scope)
         return result
 
-    def _dict_name(self, name: str, scope: Scope) -> DictValue:
+    def _dict_name(self, read: ast.Name, scope: Scope) -> DictValue:
+        name = read.id
         bindings = lookup(name, scope)
         if not bindings:
             return DictValue({}, open=True)
+        bindings = self.evaluator.reaching(read, scope, bindings)
         owner = bindings[0].scope
         key = (id(owner), name)
         if key in self._active:
@@ -185,6 +188,8 @@ class CallBinder:
     def _dict_from_bindings(self, name: str, owner: Scope, bindings: list[Binding]) -> DictValue:
         result: Optional[DictValue] = None
         for binding in bindings:
+            if _updates_in_place(binding):
+                continue  # `kw |= {...}`: applied below, with the other mutations
             if binding.kind == "vararg" and isinstance(binding.node, ast.arg):
                 return DictValue({}, open=True)  # **kwargs from a caller: unknowable
             if binding.kind != "assign" or binding.value is None:
@@ -194,7 +199,8 @@ class CallBinder:
                 result = value
             else:  # two bindings: either dict may be the one passed
                 _merge(result, value, definite=False)
-        assert result is not None
+        if result is None:
+            return DictValue({}, open=True)
         for mutation in self.builder.dict_mutations:
             if mutation.name == name and mutation.scope is owner:
                 self._apply_mutation(result, mutation, owner)
@@ -212,6 +218,8 @@ class CallBinder:
                 _set(result, key.value, ANYTHING, conditional)
             else:
                 _set(result, key.value, self.evaluator.evaluate(mutation.value, scope), conditional)
+        elif isinstance(node, ast.AugAssign):
+            _merge(result, self.dict_value(node.value, scope), definite=not conditional)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             method = node.func.attr
             if method == "update":
@@ -237,6 +245,11 @@ class CallBinder:
             elif method == "clear":
                 for key_name in list(result.entries):
                     _set(result, key_name, known(ABSENT), conditional=True)
+
+
+def _updates_in_place(binding: Binding) -> bool:
+    node = binding.node
+    return isinstance(node, ast.AugAssign) and isinstance(node.op, ast.BitOr)
 
 
 def _set(result: DictValue, key: str, value: Value, conditional: bool) -> None:

@@ -113,7 +113,8 @@ class Scope:
 
 @dataclass(eq=False)
 class DictMutation:
-    """``kw.update(...)``, ``kw["key"] = value``, ``kw.pop("key")`` and the like."""
+    """``kw.update(...)``, ``kw |= {...}``, ``kw["key"] = value``, ``kw.pop("key")`` and the
+    like."""
 
     scope: Scope
     name: str
@@ -260,6 +261,10 @@ class ScopeBuilder(ast.NodeVisitor):
         self.visit(node.value)
         if isinstance(node.target, ast.Name):
             self._bind(node.target.id, "other", node)
+            if isinstance(node.op, ast.BitOr):  # `kw |= {...}`: a dict updated in place
+                self.dict_mutations.append(
+                    DictMutation(self.scope, node.target.id, node, self._depth > 0)
+                )
         else:
             if isinstance(node.target, ast.Subscript):
                 self._record_subscript(node.target, "store", None)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
+from seedlint.analysis.flow import ReachingDefinitions, flow_scope
 from seedlint.analysis.names import Binding, NameResolver, Scope, lookup
 
 
@@ -131,6 +132,25 @@ class ValueEvaluator:
         self._active: set[int] = set()
         self._argparse: Optional[dict[str, Value]] = None
         self._module = module
+        self._flows: dict[int, ReachingDefinitions] = {}
+        self._bound: dict[int, Value] = {}  # id(parameter) -> what one known call passes
+        self._members_active: set[tuple[int, str, int]] = set()
+        self._calls_active: set[int] = set()
+        self._construction_memo: dict[int, list[tuple[ast.Call, Scope]]] = {}
+        self._self_memo: dict[int, _SelfAssignments] = {}
+
+    # -- flow ----------------------------------------------------------------------------------
+    def reaching(self, read: ast.Name, scope: Scope, bindings: list[Binding]) -> list[Binding]:
+        """The bindings of ``read`` (looked up from ``scope``) that may reach it: all of them
+        unless the read is in the same statement flow as the bindings (not in a nested
+        function or class, which runs after any of them)."""
+        owner = bindings[0].scope
+        if len(bindings) < 2 or flow_scope(scope) is not owner:
+            return bindings
+        flow = self._flows.get(id(owner))
+        if flow is None:
+            flow = self._flows[id(owner)] = ReachingDefinitions(owner)
+        return flow.reaching(read, bindings)
 
     # -- argparse ------------------------------------------------------------------------------
     @property
@@ -141,14 +161,26 @@ class ValueEvaluator:
 
     def _collect_argparse(self) -> dict[str, Value]:
         found: dict[str, list[Value]] = {}
+        overridden: dict[str, list[Value]] = {}
         for call, scope in self.builder.calls:
             func = call.func
-            if not (isinstance(func, ast.Attribute) and func.attr == "add_argument"):
+            if not isinstance(func, ast.Attribute):
+                continue
+            if func.attr == "set_defaults":
+                # Parser-level defaults override the arguments' own (argparse documents it).
+                for keyword in call.keywords:
+                    if keyword.arg is not None:
+                        overridden.setdefault(keyword.arg, []).append(
+                            self.evaluate(keyword.value, scope)
+                        )
+                continue
+            if func.attr != "add_argument":
                 continue
             dest = _argparse_dest(call)
             if dest is None:
                 continue
             found.setdefault(dest, []).append(self._argparse_default(call, scope))
+        found.update(overridden)
         return {dest: union(values) for dest, values in found.items()}
 
     def _argparse_default(self, call: ast.Call, scope: Scope) -> Value:
@@ -202,19 +234,20 @@ class ValueEvaluator:
             bindings = lookup(expr.id, scope)
             if bindings is None:
                 return ANYTHING
+            bindings = self.reaching(expr, scope, bindings)
             return union(self._binding_value(b) for b in bindings)
         if isinstance(expr, ast.Attribute):
-            if isinstance(expr.value, ast.Name) and expr.attr in self.argparse_defaults:
-                return self.argparse_defaults[expr.attr]
-            return ANYTHING
+            return self._attribute(expr, scope)
         if isinstance(expr, ast.IfExp):
             return union([self.evaluate(expr.body, scope), self.evaluate(expr.orelse, scope)])
         if isinstance(expr, ast.NamedExpr):
             return self.evaluate(expr.value, scope)
         if isinstance(expr, _OBJECT_EXPRESSIONS):
             return known(OBJECT)
-        if isinstance(expr, ast.Call) and self.constructs_object(expr, scope):
-            return known(OBJECT)
+        if isinstance(expr, ast.Call):
+            if self.constructs_object(expr, scope):
+                return known(OBJECT)
+            return self._returned(expr, scope)
         return ANYTHING
 
     def _bool_op(self, expr: ast.BoolOp, scope: Scope) -> Value:
@@ -231,15 +264,311 @@ class ValueEvaluator:
         if binding.kind == "assign" and binding.value is not None:
             return self.evaluate(binding.value, binding.scope)
         if binding.kind == "param":
-            if binding.value is None:
-                return UNKNOWABLE
-            parent = binding.scope.parent or binding.scope
-            return self.evaluate(binding.value, parent)
+            return self._parameter(binding)
         if binding.kind == "vararg":
             return UNKNOWABLE
         if binding.kind in ("import", "def", "class"):
             return known(OBJECT)
         return ANYTHING
+
+    def _default(self, binding: Binding) -> Value:
+        if binding.value is None:
+            return UNKNOWABLE
+        parent = binding.scope.parent or binding.scope
+        return self.evaluate(binding.value, parent)
+
+    def _parameter(self, binding: Binding) -> Value:
+        """A parameter's default, or what the constructor calls of this module pass for it when
+        it is a parameter of a class's ``__init__`` (the instance's attributes come from them)."""
+        bound = self._bound.get(id(binding.node))
+        if bound is not None:  # evaluating for one known call
+            return _replace_absent(bound, lambda: self._default(binding))
+        default = self._default(binding)
+        function = binding.scope.node
+        parent = binding.scope.parent
+        if (
+            not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or function.name != "__init__"
+            or parent is None
+            or not isinstance(parent.node, ast.ClassDef)
+        ):
+            return default
+        assert isinstance(binding.node, ast.arg)
+        passed = [
+            self._argument_for(call, call_scope, function, binding.node.arg, skip_self=True)
+            for call, call_scope in self._constructions(parent.node)
+        ]
+        if not passed:
+            # Built only in other modules (or by a framework): what they pass is not followed
+            # yet, so the parameter may be anything, as before.
+            return ANYTHING if default.options is not None else default
+        return union(_replace_absent(value, lambda: default) for value in passed)
+
+    # -- instances and their attributes ---------------------------------------------------------
+    def _attribute(self, expr: ast.Attribute, scope: Scope) -> Value:
+        base = expr.value
+        if not isinstance(base, ast.Name):
+            return ANYTHING
+        instances = self._instances(base, scope)
+        if instances is not None:
+            return union(self._member(cls, expr.attr, call) for cls, call in instances)
+        if expr.attr in self.argparse_defaults:
+            return self.argparse_defaults[expr.attr]
+        return ANYTHING
+
+    def _instances(
+        self, name: ast.Name, scope: Scope
+    ) -> Optional[list[tuple[ast.ClassDef, Optional[tuple[ast.Call, Scope]]]]]:
+        """The classes of this module ``name`` is an instance of, each with the call that built
+        it when one is known (``self`` in a method; a name bound to ``Cls(...)``; a parameter
+        annotated ``Cls``); None when some binding may be anything else."""
+        bindings = lookup(name.id, scope)
+        if not bindings:
+            return None
+        bindings = self.reaching(name, scope, bindings)
+        found: list[tuple[ast.ClassDef, Optional[tuple[ast.Call, Scope]]]] = []
+        for binding in bindings:
+            if binding.kind == "param":
+                owner = _method_class(binding)
+                if owner is not None:
+                    found.append((owner, None))
+                    continue
+                annotation = getattr(binding.node, "annotation", None)
+                cls = self._local_class(annotation, binding.scope.parent or binding.scope)
+                if cls is None:
+                    return None
+                found.append((cls, None))
+            elif binding.kind == "assign" and isinstance(binding.value, ast.Call):
+                cls = self._local_class(binding.value.func, binding.scope)
+                if cls is None:
+                    return None
+                found.append((cls, (binding.value, binding.scope)))
+            else:
+                return None
+        return found
+
+    def _local_class(self, expr: Optional[ast.expr], scope: Scope) -> Optional[ast.ClassDef]:
+        if expr is None:
+            return None
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):  # "Cls" annotation
+            bindings = lookup(expr.value, scope)
+            nodes = [b.node for b in bindings or () if b.kind == "class"]
+            return nodes[0] if len(nodes) == 1 and isinstance(nodes[0], ast.ClassDef) else None
+        meanings = self.resolver.meanings(expr, scope)
+        if len(meanings) != 1:
+            return None
+        (meaning,) = meanings
+        return meaning if isinstance(meaning, ast.ClassDef) else None
+
+    def _member(
+        self, cls: ast.ClassDef, attr: str, call: Optional[tuple[ast.Call, Scope]]
+    ) -> Value:
+        """What ``instance.attr`` may be for an instance of ``cls`` (built by ``call``)."""
+        key = (id(cls), attr, id(call[0]) if call else 0)
+        if key in self._members_active:
+            return ANYTHING
+        self._members_active.add(key)
+        try:
+            return self._member_value(cls, attr, call)
+        finally:
+            self._members_active.discard(key)
+
+    def _member_value(
+        self, cls: ast.ClassDef, attr: str, call: Optional[tuple[ast.Call, Scope]]
+    ) -> Value:
+        fields = _record_fields(cls)
+        if fields is not None and attr in fields:
+            default = self._field_default(cls, attr)
+            if call is None:
+                passed = [
+                    self._field_argument(c, s, fields, attr) for c, s in self._constructions(cls)
+                ]
+                return union([default, *(_replace_absent(v, lambda: default) for v in passed)])
+            return _replace_absent(self._field_argument(*call, fields, attr), lambda: default)
+        values: list[Value] = []
+        found = False
+        for klass in self._class_chain(cls):
+            if klass is None:
+                if not found:
+                    return ANYTHING  # a base outside this module may set it
+                continue
+            class_scope = self.builder.scope_of[id(klass)]
+            for binding in class_scope.bindings.get(attr, ()):
+                found = True
+                values.append(self._class_binding(binding))
+            for value, method_scope, method in self._self_assignments(klass).get(attr, ()):
+                found = True
+                if value is None:
+                    values.append(ANYTHING)
+                    continue
+                if call is not None and method.name == "__init__":
+                    values.append(self._with_call(method, call, value, method_scope))
+                else:
+                    values.append(self.evaluate(value, method_scope))
+        return union(values) if found else ANYTHING
+
+    def _self_assignments(self, cls: ast.ClassDef) -> _SelfAssignments:
+        memo = self._self_memo.get(id(cls))
+        if memo is None:
+            memo = self._self_memo[id(cls)] = _self_assignments(cls, self.builder.scope_of)
+        return memo
+
+    def _class_chain(self, cls: ast.ClassDef) -> list[Optional[ast.ClassDef]]:
+        """``cls`` and its bases of this module, in order; None for a base from elsewhere."""
+        chain: list[Optional[ast.ClassDef]] = []
+        seen: set[int] = set()
+        stack: list[ast.ClassDef] = [cls]
+        while stack:
+            current = stack.pop(0)
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            chain.append(current)
+            for base in self.resolver.class_bases(current):
+                if isinstance(base, ast.ClassDef):
+                    stack.append(base)
+                elif base not in _NEUTRAL_BASES:
+                    chain.append(None)
+        return chain
+
+    def _class_binding(self, binding: Binding) -> Value:
+        if binding.kind == "assign" and binding.value is not None:
+            return self._field_value(binding.value, binding.scope)
+        return ANYTHING  # a method, a property, a nested class...
+
+    def _field_value(self, expr: ast.expr, scope: Scope) -> Value:
+        """A class-body value; ``field(default=...)``, ``attr.ib(default=...)`` and pydantic's
+        ``Field(default)`` give their default."""
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _FIELD_FUNCTIONS:
+                for keyword in expr.keywords:
+                    if keyword.arg == "default":
+                        return self.evaluate(keyword.value, scope)
+                if name == "Field" and expr.args:
+                    return self.evaluate(expr.args[0], scope)
+                return ANYTHING  # a default_factory, or required
+        return self.evaluate(expr, scope)
+
+    def _field_default(self, cls: ast.ClassDef, attr: str) -> Value:
+        for klass in self._class_chain(cls):
+            if klass is None:
+                return ANYTHING
+            for binding in self.builder.scope_of[id(klass)].bindings.get(attr, ()):
+                if binding.kind == "assign" and binding.value is not None:
+                    return self._field_value(binding.value, binding.scope)
+        return UNKNOWABLE  # a required field: its value comes from the constructor's caller
+
+    def _field_argument(self, call: ast.Call, scope: Scope, fields: list[str], attr: str) -> Value:
+        for keyword in call.keywords:
+            if keyword.arg == attr:
+                return self.evaluate(keyword.value, scope)
+            if keyword.arg is None:
+                return ANYTHING
+        index = fields.index(attr)
+        for position, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return ANYTHING
+            if position == index:
+                return self.evaluate(arg, scope)
+        return known(ABSENT)
+
+    def _constructions(self, cls: ast.ClassDef) -> list[tuple[ast.Call, Scope]]:
+        """The calls of this module that build ``cls`` (by its name or an alias)."""
+        memo = self._construction_memo.get(id(cls))
+        if memo is not None:
+            return memo
+        names = self.resolver.spellings(frozenset((cls.name,)))
+        found: list[tuple[ast.Call, Scope]] = []
+        for call, scope in self.builder.calls:
+            func = call.func
+            last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if last in names and cls in self.resolver.meanings(func, scope):
+                found.append((call, scope))
+        self._construction_memo[id(cls)] = found
+        return found
+
+    def _argument_for(
+        self,
+        call: ast.Call,
+        scope: Scope,
+        function: Union[ast.FunctionDef, ast.AsyncFunctionDef],
+        name: str,
+        skip_self: bool,
+    ) -> Value:
+        """What ``call`` passes for ``function``'s parameter ``name`` (ABSENT: not passed)."""
+        args = function.args
+        positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+        if skip_self:
+            positional = positional[1:]
+        for keyword in call.keywords:
+            if keyword.arg == name:
+                return self.evaluate(keyword.value, scope)
+            if keyword.arg is None:
+                return ANYTHING
+        if name in positional:
+            index = positional.index(name)
+            for position, arg in enumerate(call.args):
+                if isinstance(arg, ast.Starred):
+                    return ANYTHING
+                if position == index:
+                    return self.evaluate(arg, scope)
+        return known(ABSENT)
+
+    def _with_call(
+        self,
+        method: Union[ast.FunctionDef, ast.AsyncFunctionDef],
+        call: tuple[ast.Call, Scope],
+        value: ast.expr,
+        method_scope: Scope,
+    ) -> Value:
+        """``value`` (in ``__init__``) evaluated with the parameters ``call`` passes."""
+        saved = dict(self._bound)
+        try:
+            for binding_list in method_scope.bindings.values():
+                for binding in binding_list:
+                    if binding.kind == "param" and isinstance(binding.node, ast.arg):
+                        self._bound[id(binding.node)] = self._argument_for(
+                            call[0], call[1], method, binding.node.arg, skip_self=True
+                        )
+            return self.evaluate(value, method_scope)
+        finally:
+            self._bound = saved
+
+    # -- calls of the module's functions -------------------------------------------------------
+    def _returned(self, call: ast.Call, scope: Scope) -> Value:
+        """What a call of a function of this module may return: its ``return`` values (``None``
+        where it can end without one); anything for other calls."""
+        meanings = self.resolver.meanings(call.func, scope)
+        if len(meanings) != 1:
+            return ANYTHING
+        (function,) = meanings
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return ANYTHING
+        if isinstance(function, ast.AsyncFunctionDef) or function.decorator_list:
+            return ANYTHING  # a coroutine, or a wrapper that may return anything
+        key = id(function)
+        if key in self._calls_active:
+            return ANYTHING
+        self._calls_active.add(key)
+        try:
+            return self._return_value(function)
+        finally:
+            self._calls_active.discard(key)
+
+    def _return_value(self, function: ast.FunctionDef) -> Value:
+        returns = _returns(function)
+        if returns is None:
+            return ANYTHING  # a generator function: its call is a generator object
+        function_scope = self.builder.scope_of[id(function)]
+        values = [
+            known(None) if value is None else self.evaluate(value, function_scope)
+            for value in returns
+        ]
+        if _may_end(function.body):
+            values.append(known(None))
+        return union(values)
 
     def constructs_object(self, call: ast.Call, scope: Scope) -> bool:
         """A call that builds an instance: of a class of this module, or a CapWords name."""
@@ -266,3 +595,145 @@ def _argparse_dest(call: ast.Call) -> Optional[str]:
     if first.startswith("-"):
         return first.lstrip("-").replace("-", "_")
     return None  # a positional argument: required, so there is no default to read
+
+
+# Class bases that set no attribute a rule asks about (a class deriving only from them has
+# every attribute in its own body).
+_NEUTRAL_BASES = frozenset({"object", "typing.NamedTuple", "typing.Generic", "abc.ABC"})
+_FIELD_FUNCTIONS = frozenset({"field", "ib", "attrib", "Field"})
+_RECORD_DECORATORS = frozenset({"dataclass", "define", "frozen", "mutable", "attrs", "s"})
+_RECORD_BASES = frozenset({"BaseModel", "BaseSettings", "NamedTuple"})
+
+
+def _replace_absent(value: Value, default: Callable[[], Value]) -> Value:
+    """``value`` with its ABSENT option (the argument not passed) replaced by the default."""
+    if value.options is None or ABSENT not in value.options:
+        return value
+    rest = Value(value.options - {ABSENT}) if len(value.options) > 1 else None
+    return union([default()] if rest is None else [rest, default()])
+
+
+def _method_class(binding: Binding) -> Optional[ast.ClassDef]:
+    """The class whose instance ``binding`` is, when it is ``self``: the first parameter of a
+    plain method (not a static or class method)."""
+    function = binding.scope.node
+    parent = binding.scope.parent
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or parent is None:
+        return None
+    if not isinstance(parent.node, ast.ClassDef):
+        return None
+    positional = [*function.args.posonlyargs, *function.args.args]
+    if not positional or positional[0] is not binding.node:
+        return None
+    for decorator in function.decorator_list:
+        name = decorator.id if isinstance(decorator, ast.Name) else getattr(decorator, "attr", "")
+        if name in ("staticmethod", "classmethod"):
+            return None
+    return parent.node
+
+
+def _decorator_name(decorator: ast.expr) -> str:
+    if isinstance(decorator, ast.Call):
+        decorator = decorator.func
+    if isinstance(decorator, ast.Attribute):
+        return decorator.attr
+    return decorator.id if isinstance(decorator, ast.Name) else ""
+
+
+def _record_fields(cls: ast.ClassDef) -> Optional[list[str]]:
+    """The fields of a dataclass, attrs or pydantic class (its constructor's parameters, in
+    order); None for another class."""
+    record = any(_decorator_name(d) in _RECORD_DECORATORS for d in cls.decorator_list) or any(
+        (b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "")) in _RECORD_BASES
+        for b in cls.bases
+    )
+    if not record:
+        return None
+    return [
+        statement.target.id
+        for statement in cls.body
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+    ]
+
+
+_SelfAssignments = dict[
+    str, list[tuple[Optional[ast.expr], Scope, Union[ast.FunctionDef, ast.AsyncFunctionDef]]]
+]
+
+
+def _self_assignments(cls: ast.ClassDef, scope_of: dict[int, Scope]) -> _SelfAssignments:
+    """``self.attr = value`` in the methods of ``cls``: per attribute, each value (None for an
+    augmented or unpacked assignment) with its method's scope."""
+    found: _SelfAssignments = {}
+    for method in cls.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        positional = [*method.args.posonlyargs, *method.args.args]
+        method_scope = scope_of.get(id(method))
+        if not positional or method_scope is None:
+            continue
+        self_name = positional[0].arg
+        for node in ast.walk(method):
+            targets: list[tuple[ast.expr, Optional[ast.expr]]] = []
+            if isinstance(node, ast.Assign):
+                targets.extend((target, node.value) for target in node.targets)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                targets.append((node.target, node.value))
+            elif isinstance(node, ast.AugAssign):
+                targets.append((node.target, None))
+            for target, value in targets:
+                pairs: list[tuple[ast.expr, Optional[ast.expr]]] = (
+                    [(element, None) for element in target.elts]
+                    if isinstance(target, (ast.Tuple, ast.List))
+                    else [(target, value)]
+                )
+                for element, element_value in pairs:
+                    if _is_self_attribute(element, self_name):
+                        assert isinstance(element, ast.Attribute)
+                        found.setdefault(element.attr, []).append(
+                            (element_value, method_scope, method)
+                        )
+    return found
+
+
+def _is_self_attribute(target: ast.expr, self_name: str) -> bool:
+    return (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == self_name
+    )
+
+
+def _returns(function: ast.FunctionDef) -> Optional[list[Optional[ast.expr]]]:
+    """The values a function's ``return`` statements give (None for a bare ``return``); None
+    for a generator function."""
+    found: list[Optional[ast.expr]] = []
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return None
+        if isinstance(node, ast.Return):
+            found.append(node.value)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _may_end(body: list[ast.stmt]) -> bool:
+    """Whether running ``body`` may reach its end (no ``return`` or ``raise`` on some path)."""
+    if not body:
+        return True
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return False
+    if isinstance(last, ast.If):
+        return _may_end(last.body) or _may_end(last.orelse)
+    if isinstance(last, ast.Try):
+        return (_may_end(last.body) and _may_end(last.orelse)) or any(
+            _may_end(h.body) for h in last.handlers
+        )
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return _may_end(last.body)
+    return True
