@@ -124,3 +124,18 @@ def test_moving_the_seed_out_of_capture(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     first, second = run_scripts(script, script)
     assert first == second and len(json.loads(first)) == 4
+
+
+def test_fix_makes_an_unseeded_generator_follow_the_seed(tmp_path: Path) -> None:
+    """A fresh `torch.Generator()` starts at a fixed seed: `--seed 1` and `--seed 2` draw the
+    same split and order. Seeded where it is made, they follow the program's seed."""
+    one, two = copy(tmp_path, "unseeded_generator_1.py", "unseeded_generator_2.py")
+    before_one, before_two = run_scripts(one, two)
+    assert before_one == before_two  # the program's seed changes nothing
+    result = seedlint("--fix", one.name, two.name, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "manual_seed(args.seed)" in one.read_text()
+    after_one, after_two, again = run_scripts(one, two, one)
+    assert after_one != after_two  # each seed its own split and order
+    assert after_one == again  # and each repeats
+    assert len(json.loads(after_one)["order"]) == 24  # the training part, every batch

@@ -14,6 +14,7 @@ from typing import Optional
 import libcst as cst
 
 from seedlint.analysis.facts import BoundCall, LoaderCall
+from seedlint.analysis.names import Scope
 from seedlint.fixes.context import Change, FixContext, parse_expression
 from seedlint.fixes.locate import positional_index
 
@@ -211,3 +212,21 @@ def pass_seeded_generator(ctx: FixContext, bound: BoundCall) -> Optional[Change]
     return (
         change if set_call_argument(ctx, change, bound.call, "generator", value, position) else None
     )
+
+
+def seed_generator(ctx: FixContext, construction: ast.Call, scope: Scope) -> Optional[Change]:
+    """The change that turns ``torch.Generator(...)`` where it is made into
+    ``torch.Generator(...).manual_seed(SEED)`` (``Generator.manual_seed`` returns the
+    generator)."""
+    node = ctx.node(construction, cst.Call)
+    if not isinstance(node, cst.Call):
+        return None
+    change = Change()
+    at = (construction.lineno, construction.col_offset)
+    torch = ctx.module_name(change, "torch", scope, at)
+    seed = parse_expression(ctx.seed(at, scope).text(torch))
+    seeded = cst.Call(
+        func=cst.Attribute(value=node, attr=cst.Name("manual_seed")), args=[cst.Arg(seed)]
+    )
+    change.replace(node, seeded)
+    return change

@@ -1,5 +1,7 @@
-"""Passing a seeded ``generator=`` to a torch call (RNG006, RNG007), in ``ast`` terms: whether a
-fix can, and the expression it writes (the libcst side: ``fixes.calls.pass_seeded_generator``)."""
+"""Passing a seeded ``generator=`` to a torch call (RNG006, RNG007), or seeding a
+``torch.Generator()`` that nothing seeds (RNG001, RNG006, RNG007), in ``ast`` terms: whether a
+fix can, and the expression it writes (the libcst side: ``fixes.calls.pass_seeded_generator``
+and ``fixes.calls.seed_generator``)."""
 
 from __future__ import annotations
 
@@ -50,3 +52,18 @@ def seeded_generator(facts: ModuleFacts, scope: Scope, at: Position, options: Fi
     the module's name for torch and the program's seed (see :mod:`seedlint.fixes.seeds`)."""
     torch, _ = Names(facts).module("torch", scope, at, set())
     return f"{torch}.Generator().manual_seed({choose_seed(facts, at, scope, options).text(torch)})"
+
+
+UNSEEDED_MESSAGE = (
+    "a `torch.Generator()` nothing seeds: a fixed default seed, independent of the program's seed"
+)
+
+
+def seeding_title(
+    facts: ModuleFacts, construction: ast.Call, scope: Scope, options: FixOptions
+) -> str:
+    """The title of the fix that seeds a ``torch.Generator(...)`` where it is made."""
+    at = (construction.lineno, construction.col_offset)
+    torch, _ = Names(facts).module("torch", scope, at, set())
+    seed = choose_seed(facts, at, scope, options).text(torch)
+    return f"Seed the generator where it is made: `.manual_seed({seed})`"

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions, LoaderCall, ModuleFacts
 from seedlint.analysis.names import Scope
+from seedlint.analysis.unseeded import unseeded_generator
 from seedlint.analysis.values import OBJECT, Value, is_none_or_absent, is_truthy
-from seedlint.core import FixAvailability
+from seedlint.core import Applicability, FixAvailability
+from seedlint.fixes.generators import UNSEEDED_MESSAGE, seeding_title
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, refusal, start
 from seedlint.fixes.seeds import choose_seed
@@ -33,9 +35,12 @@ class ShuffleWithoutGeneratorViolation(Violation):
     node: ast.Call
     no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
     caller: Optional[str] = None  # the project's call that makes `shuffle` true
+    unseeded: Optional[tuple[ast.Call, Scope]] = None  # the generator passed, made unseeded
 
     @property
     def message(self) -> str:
+        if self.unseeded is not None:
+            return f"DataLoader shuffles with {UNSEEDED_MESSAGE}"
         parts = [part for part in (self.caller, self.no_fix) if part]
         if not parts:
             return MESSAGE
@@ -60,9 +65,24 @@ It does not flag a loader over an `IterableDataset` class of the module (PyTorch
 `DataLoaderConfiguration`), which replaces its sampler by one seeded from the run's seed and the
 epoch.
 
+It also flags a `generator` that is a `torch.Generator()` nothing seeds: made in this module
+(passed directly, or bound once to a name) with no `manual_seed`, `seed` or `set_state` called on
+it, and handed nowhere but `generator=` arguments (a helper it is passed to may seed it, so that
+is no finding). Every fresh generator starts at the same fixed seed (67280421310721, on CPU and
+CUDA: `c10/core/GeneratorImpl.h`), not from the global generator: the draw repeats in every run,
+but `torch.manual_seed` and the program's `--seed` never change it, and every such generator
+draws the very same stream. Its fix seeds the generator where it is made,
+`torch.Generator().manual_seed(SEED)` (`SEED` as below; `Generator.manual_seed` returns the
+generator), and is **safe**.
+
 `shuffle` counts when it is `True`, or an expression that may be true on some path
 (`shuffle=args.shuffle` with no visible default, `shuffle=(sampler is None)`). It does not count
 when it is absent or `False`/`None`.
+
+Argument values are judged as the program computes them (the bindings that reach the call, `self`
+and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`,
+keyword dicts and their updates, what a function of the module returns): see
+[docs/values.md](../values.md) for what is followed and where it stops.
 
 Across functions and modules of the project (the files found from its root, whether or not they
 are named on the command line), it also checks:
@@ -181,6 +201,16 @@ there is no fix at the loader (the message names the caller).
             "        generator=torch.Generator().manual_seed(seed),\n"
             "    )\n",
         ),
+        Invalid(
+            "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+            "def make(dataset, seed):\n"
+            "    g = torch.Generator()\n"
+            "    return DataLoader(dataset, shuffle=True, generator=g)\n",
+            fixed="import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+            "def make(dataset, seed):\n"
+            "    g = torch.Generator().manual_seed(seed)\n"
+            "    return DataLoader(dataset, shuffle=True, generator=g)\n",
+        ),
     )
 
     def triggers(self, options: AnalysisOptions) -> WordGroups:
@@ -200,6 +230,10 @@ there is no fix at the loader (the message names the caller).
                     loader.call, refusal(facts, loader, "generator")
                 )
                 continue
+            made = _unseeded(facts, loader)
+            if made is not None:
+                yield ShuffleWithoutGeneratorViolation(loader.call, unseeded=made)
+                continue
             for binding in project.bindings(loader):  # a builder: its callers decide
                 if not _shuffles_unseeded({**loader.args, **binding.values}):
                     continue
@@ -213,6 +247,9 @@ there is no fix at the loader (the message names the caller).
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions
     ) -> Optional[FixInfo]:
+        made = getattr(violation, "unseeded", None)
+        if made is not None:
+            return FixInfo(Applicability.SAFE, seeding_title(facts, made[0], made[1], options))
         loader = ProjectLoaders.of(facts).find(violation.node)
         if loader is None:
             return None
@@ -229,9 +266,12 @@ there is no fix at the loader (the message names the caller).
         return FixInfo(applicability, f"Pass `generator={value}`")
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
-        from seedlint.fixes.calls import set_loader_argument
+        from seedlint.fixes.calls import seed_generator, set_loader_argument
         from seedlint.fixes.context import Change
 
+        made = getattr(violation, "unseeded", None)
+        if made is not None:
+            return seed_generator(ctx, made[0], made[1])
         loader = ProjectLoaders.of(ctx.facts).find(violation.node)
         if loader is None:
             return None
@@ -250,6 +290,18 @@ def _shuffles_unseeded(args: dict[str, Value]) -> bool:
     if not args["generator"].known_may(is_none_or_absent):
         return False
     return not (_replaces_shuffling(args["sampler"]) or _replaces_shuffling(args["batch_sampler"]))
+
+
+def _unseeded(facts: ModuleFacts, loader: LoaderCall) -> Optional[tuple[ast.Call, Scope]]:
+    """The ``torch.Generator()`` a shuffling loader is given, when nothing seeds it."""
+    args = loader.args
+    if not args["shuffle"].may(is_truthy):
+        return None
+    if _replaces_shuffling(args["sampler"]) or _replaces_shuffling(args["batch_sampler"]):
+        return None
+    if _iterable_dataset(facts, loader):
+        return None
+    return unseeded_generator(facts.resolver, loader.argument("generator"), loader.scope)
 
 
 def _replaces_shuffling(value: Value) -> bool:

@@ -63,6 +63,11 @@ together with `generator=g`.
 (`args.workers` with no visible default, `os.cpu_count()`). It does not count when it is absent
 or `0`.
 
+Argument values are judged as the program computes them (the bindings that reach the call, `self`
+and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`,
+keyword dicts and their updates, what a function of the module returns): see
+[docs/values.md](../values.md) for what is followed and where it stops.
+
 Loader classes are found as RNG001 finds them: in a variable (a conditional expression,
 `functools.partial(DataLoader, ...)`), a DataLoader subclass of another module of the project
 whatever its name, and under the names the project re-exports it as (its own `__init__` binds

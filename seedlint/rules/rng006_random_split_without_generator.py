@@ -9,8 +9,16 @@ from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.calls import RANDOM_SPLIT
 from seedlint.analysis.facts import AnalysisOptions, BoundCall, ModuleFacts
-from seedlint.core import FixAvailability
-from seedlint.fixes.generators import generator_fix, lacks_generator, seeded_generator
+from seedlint.analysis.names import Scope
+from seedlint.analysis.unseeded import unseeded_generator
+from seedlint.core import Applicability, FixAvailability
+from seedlint.fixes.generators import (
+    UNSEEDED_MESSAGE,
+    generator_fix,
+    lacks_generator,
+    seeded_generator,
+    seeding_title,
+)
 from seedlint.fixes.locate import start
 from seedlint.prefilter.words import WordGroups
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
@@ -26,9 +34,12 @@ APIS = {"torch.utils.data.random_split": RANDOM_SPLIT}
 @dataclass(frozen=True)
 class RandomSplitWithoutGeneratorViolation(Violation):
     node: ast.Call
+    unseeded: Optional[tuple[ast.Call, Scope]] = None  # the generator passed, made unseeded
 
     @property
     def message(self) -> str:
+        if self.unseeded is not None:
+            return f"`random_split` with {UNSEEDED_MESSAGE}"
         return MESSAGE
 
 
@@ -42,6 +53,16 @@ class RandomSplitWithoutGenerator(Rule):
 Checks for `torch.utils.data.random_split(...)` (under any import name or module alias) with no
 `generator`: absent, `None` (by keyword, position, or a `**kwargs` dict built in the same
 function), or `torch.default_generator`.
+
+It also flags a `generator` that is a `torch.Generator()` nothing seeds: made in this module
+(passed directly, or bound once to a name) with no `manual_seed`, `seed` or `set_state` called on
+it, and handed nowhere but `generator=` arguments (a helper it is passed to may seed it, so that
+is no finding). Every fresh generator starts at the same fixed seed (67280421310721, on CPU and
+CUDA: `c10/core/GeneratorImpl.h`), not from the global generator: the draw repeats in every run,
+but `torch.manual_seed` and the program's `--seed` never change it, and every such generator
+draws the very same stream. Its fix seeds the generator where it is made,
+`torch.Generator().manual_seed(SEED)` (`SEED` as below; `Generator.manual_seed` returns the
+generator), and is **safe**.
 
 ## Why is this bad?
 `random_split`'s default generator is the **global CPU generator** itself
@@ -106,10 +127,17 @@ on the old training set may now see validation samples it was trained on. There 
         for bound in facts.calls_to(APIS):
             if lacks_generator(facts, bound):
                 yield RandomSplitWithoutGeneratorViolation(bound.call)
+                continue
+            made = unseeded_generator(facts.resolver, bound.argument("generator"), bound.scope)
+            if made is not None:
+                yield RandomSplitWithoutGeneratorViolation(bound.call, made)
 
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions
     ) -> Optional[FixInfo]:
+        made = getattr(violation, "unseeded", None)
+        if made is not None:
+            return FixInfo(Applicability.SAFE, seeding_title(facts, made[0], made[1], options))
         bound = _bound(facts, violation.node)
         applicability = generator_fix(facts, bound) if bound else None
         if bound is None or applicability is None:
@@ -118,8 +146,11 @@ on the old training set may now see validation samples it was trained on. There 
         return FixInfo(applicability, f"Pass `generator={value}`")
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
-        from seedlint.fixes.calls import pass_seeded_generator
+        from seedlint.fixes.calls import pass_seeded_generator, seed_generator
 
+        made = getattr(violation, "unseeded", None)
+        if made is not None:
+            return seed_generator(ctx, made[0], made[1])
         bound = _bound(ctx.facts, violation.node)
         return pass_seeded_generator(ctx, bound) if bound else None
 

@@ -9,8 +9,16 @@ from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.calls import RANDOM_SAMPLER, SUBSET_RANDOM_SAMPLER, WEIGHTED_RANDOM_SAMPLER
 from seedlint.analysis.facts import AnalysisOptions, BoundCall, ModuleFacts
-from seedlint.core import FixAvailability
-from seedlint.fixes.generators import generator_fix, lacks_generator, seeded_generator
+from seedlint.analysis.names import Scope
+from seedlint.analysis.unseeded import unseeded_generator
+from seedlint.core import Applicability, FixAvailability
+from seedlint.fixes.generators import (
+    UNSEEDED_MESSAGE,
+    generator_fix,
+    lacks_generator,
+    seeded_generator,
+    seeding_title,
+)
 from seedlint.fixes.locate import start
 from seedlint.prefilter.words import WordGroups
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
@@ -30,9 +38,12 @@ APIS = {
 class SamplerWithoutGeneratorViolation(Violation):
     node: ast.Call
     sampler: str  # RandomSampler, SubsetRandomSampler or WeightedRandomSampler
+    unseeded: Optional[tuple[ast.Call, Scope]] = None  # the generator passed, made unseeded
 
     @property
     def message(self) -> str:
+        if self.unseeded is not None:
+            return f"`{self.sampler}` with {UNSEEDED_MESSAGE}"
         return f"`{self.sampler}` without a `generator` draws from the global torch generator"
 
 
@@ -48,6 +59,16 @@ Checks for `torch.utils.data.RandomSampler`, `SubsetRandomSampler` and `Weighted
 absent, or `None` by keyword, position or a `**kwargs` dict built in the same function. A sampler
 nested in another call counts (`BatchSampler(RandomSampler(dataset), 32, False)`). A subclass
 whose own `__init__` takes neither `generator` nor `**kwargs` is not flagged: it decides itself.
+
+It also flags a `generator` that is a `torch.Generator()` nothing seeds: made in this module
+(passed directly, or bound once to a name) with no `manual_seed`, `seed` or `set_state` called on
+it, and handed nowhere but `generator=` arguments (a helper it is passed to may seed it, so that
+is no finding). Every fresh generator starts at the same fixed seed (67280421310721, on CPU and
+CUDA: `c10/core/GeneratorImpl.h`), not from the global generator: the draw repeats in every run,
+but `torch.manual_seed` and the program's `--seed` never change it, and every such generator
+draws the very same stream. Its fix seeds the generator where it is made,
+`torch.Generator().manual_seed(SEED)` (`SEED` as below; `Generator.manual_seed` returns the
+generator), and is **safe**.
 
 ## Why is this bad?
 With no generator, `RandomSampler` seeds a private generator at every epoch from one draw of the
@@ -104,13 +125,22 @@ fix when `generator` may come from `*args` or a `**kwargs` dict.
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         for bound in facts.calls_to(APIS, "generator"):
-            if bound.accepts and lacks_generator(facts, bound):
-                name = bound.target.rsplit(".", 1)[-1]
+            if not bound.accepts:
+                continue
+            name = bound.target.rsplit(".", 1)[-1]
+            if lacks_generator(facts, bound):
                 yield SamplerWithoutGeneratorViolation(bound.call, name)
+                continue
+            made = unseeded_generator(facts.resolver, bound.argument("generator"), bound.scope)
+            if made is not None:
+                yield SamplerWithoutGeneratorViolation(bound.call, name, made)
 
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions
     ) -> Optional[FixInfo]:
+        made = getattr(violation, "unseeded", None)
+        if made is not None:
+            return FixInfo(Applicability.SAFE, seeding_title(facts, made[0], made[1], options))
         bound = _bound(facts, violation.node)
         applicability = generator_fix(facts, bound) if bound else None
         if bound is None or applicability is None:
@@ -119,8 +149,11 @@ fix when `generator` may come from `*args` or a `**kwargs` dict.
         return FixInfo(applicability, f"Pass `generator={value}`")
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
-        from seedlint.fixes.calls import pass_seeded_generator
+        from seedlint.fixes.calls import pass_seeded_generator, seed_generator
 
+        made = getattr(violation, "unseeded", None)
+        if made is not None:
+            return seed_generator(ctx, made[0], made[1])
         bound = _bound(ctx.facts, violation.node)
         return pass_seeded_generator(ctx, bound) if bound else None
 
