@@ -1,4 +1,5 @@
-"""Multi-module fixture projects: RNG004 decided per program, across modules.
+"""Multi-module fixture projects: RNG004 decided per program, RNG003 through helpers, across
+modules.
 
 Each folder of ``tests/fixtures/projects`` is one project; its expected findings are written
 beside the code (``# error: RNG004``). The whole project is indexed, then every file checked.
@@ -29,7 +30,7 @@ from seedlint.run.summaries import summary_of
 from tests.fixtures_support import FIXTURES, expected_findings
 
 PROJECTS = FIXTURES / "projects"
-CODES = ("RNG001", "RNG002", "RNG004")
+CODES = ("RNG001", "RNG002", "RNG003", "RNG004")
 
 
 def projects() -> list[Path]:

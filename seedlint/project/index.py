@@ -53,6 +53,7 @@ _EXTERNAL_SEEDS: dict[str, str] = {
     **{q: TORCH for q in DEFAULT_SEED_FUNCTIONS},
 }
 _SEEDING_WORDS = ("seed", "determinis", "reproduc")
+_DEVICE_STREAMS = frozenset({TORCH, CUDA, CUDA_ALL})
 _MAX_DEPTH = 12
 
 
@@ -555,7 +556,55 @@ class ProjectIndex:
             tuple(self.unseeded_torch(path)),
             self.builder_answers(path),
             self.loader_class_answers(path),
+            self.captured_seeding(path),
         )
+
+    # -- seeding inside a capture region (RNG003) -------------------------------------------
+    def captured_seeding(self, path: str) -> tuple[tuple[int, int, str, int], ...]:
+        """The calls inside ``path``'s capture regions that reach device seeding in another
+        module: (row, col, the seeding call's path from the project root, its row)."""
+        path = os.path.abspath(path)
+        summary = self.summaries.get(path)
+        if summary is None or not summary.captured:
+            return ()
+        found: list[tuple[int, int, str, int]] = []
+        for reference, row, col in summary.captured:
+            for node in self.resolve(path, reference):
+                site = self.device_seeding(node)
+                if site is not None:
+                    where = self._where(site[0]) if site[0] else ""
+                    found.append((row, col, where, site[1]))
+                    break
+        return tuple(found)
+
+    def device_seeding(self, start: Node) -> Optional[tuple[str, int]]:
+        """Where ``start`` or a function it calls seeds torch or CUDA (not in scoped code):
+        (path, row) of the first seeding call found; for a library seeding function reached
+        through a re-export, the path is empty."""
+        seen: set[Node] = set()
+        stack: list[Node] = [start]
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if node[1].startswith("!seed:"):
+                if node[1][len("!seed:") :] in _DEVICE_STREAMS:
+                    return ("", 0)
+                continue
+            if node[1] == OPAQUE:
+                self.unread.add(node[0])  # parsed by the run, which then asks again
+                continue
+            if node[1].startswith("!"):
+                continue
+            function = self.function(node)
+            if function is None or function.scoped or function.worker:
+                continue
+            for seed in function.seeds:
+                if seed.stream in _DEVICE_STREAMS:
+                    return (node[0], seed.row)
+            stack.extend(reversed(self.callees(node)))
+        return None
 
     # -- loaders (RNG001, RNG002) ------------------------------------------------------------
     def builder_sites(self, path: str, key: str) -> tuple[Site, ...]:
@@ -835,7 +884,9 @@ def needs_project(summary: Optional[ModuleSummary]) -> bool:
     change."""
     if summary is None or not summary.full:
         return False
-    return bool(questions(summary) or summary.builders or summary.sites or summary.stars)
+    return bool(
+        questions(summary) or summary.builders or summary.sites or summary.stars or summary.captured
+    )
 
 
 def caller_words(index: ProjectIndex, paths: Iterable[str]) -> dict[str, set[str]]:

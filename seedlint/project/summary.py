@@ -22,6 +22,7 @@ from typing import Any, Optional, Union
 
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
 from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, lookup
+from seedlint.analysis.regions import region_calls
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
 from seedlint.prefilter.scan import may_mean
@@ -202,6 +203,9 @@ class ModuleSummary:
     # `worker_init_fn`, `sampler` or `batch_sampler` (their callers decide)
     builders: tuple[str, ...] = ()
     sites: tuple[CallSite, ...] = ()
+    # calls made inside a CUDA graph capture region that this module cannot tell seed nothing:
+    # (reference, row, col); the index says which reach device seeding (RNG003)
+    captured: tuple[tuple[str, int, int], ...] = ()
 
 
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
@@ -499,7 +503,28 @@ class _Summarizer:
             main=_has_main(facts.tree),
             builders=self._builders(),
             sites=tuple(sites),
+            captured=self._captured(),
         )
+
+    def _captured(self) -> tuple[tuple[str, int, int], ...]:
+        """The calls inside capture regions that reach a function of another module."""
+        facts = self.facts
+        words = ("graph", "capture", *facts.options.all_capture_contexts)
+        if facts.text and not any(word.rsplit(".", 1)[-1] in facts.text for word in words):
+            return ()  # no capture region can be spelled here
+        found: dict[tuple[str, int, int], None] = {}
+        for region in facts.capture_regions:
+            for call in region_calls(region.body):
+                if id(call) in facts.seed_call_by_node or facts.local_function(call):
+                    continue  # RNG003 judges these from the module itself
+                scope = facts.call_scopes.get(id(call))
+                if scope is None:
+                    continue
+                owner = facts.enclosing_function(scope)
+                for reference in self._references(call, scope, owner):
+                    if reference != "!draw" and not reference.startswith("@"):
+                        found[(reference, call.lineno, call.col_offset)] = None
+        return tuple(found)
 
     def _builders(self) -> tuple[str, ...]:
         found: dict[str, None] = {}
@@ -810,6 +835,7 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
             [list(site.references), site.row, list(site.args), [list(k) for k in site.keywords]]
             for site in summary.sites
         ],
+        "captured": [list(entry) for entry in summary.captured],
     }
 
 
@@ -861,6 +887,9 @@ def from_json(data: Any) -> ModuleSummary:
             )
             for references, row, args, keywords in data["sites"]
         )
+        captured = tuple(
+            (str(reference), int(row), int(col)) for reference, row, col in data["captured"]
+        )
         return ModuleSummary(
             full=True,
             may_draw=bool(data["may_draw"]),
@@ -872,6 +901,7 @@ def from_json(data: Any) -> ModuleSummary:
             main=bool(data["main"]),
             builders=tuple(map(str, data["builders"])),
             sites=sites,
+            captured=captured,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"not a module summary: {error}") from error

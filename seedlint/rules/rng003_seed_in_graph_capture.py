@@ -15,6 +15,7 @@ from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.locate import end, start
 from seedlint.prefilter.scan import code_only, may_mean
 from seedlint.prefilter.words import WordGroups
+from seedlint.project.loaders import project_index
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
@@ -53,8 +54,13 @@ Checks for a call that seeds a device generator inside a CUDA graph capture regi
   managers named in `capture-contexts`.
 
 A call inside a region to a function of the same module whose body seeds (directly or through
-another such function) is reported at that call. A method that is merely named `seed` on an
-unrelated object is not reported.
+another such function) is reported at that call. So is a call to a function of another module
+of the project (found from its root, through imports, re-exports and helpers calling helpers,
+at any depth the project index resolves) that seeds torch or CUDA outside scoped code (state
+saved and restored): the message names the seeding line,
+`` `seed_everything()` seeds the GPU during capture (`utils/seeding.py:10`) ``. A helper that
+seeds only `random` or `np.random` is not reported: no device generator is touched. A method
+that is merely named `seed` on an unrelated object is not reported.
 
 ## Why is this bad?
 During capture, kernels are recorded, not run; host code in the region runs once, at capture,
@@ -156,11 +162,18 @@ Moving code changes when it runs, so the fix is **unsafe** and is applied only w
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         reported: set[int] = set()
+        elsewhere: Optional[dict[tuple[int, int], tuple[str, int]]] = None
         for region in facts.capture_regions:
             for call in region_calls(region.body):
                 if id(call) in reported:
                     continue
                 message = self._message(facts, call, region)
+                if message is None:
+                    if elsewhere is None:  # the project's answer, asked once per module
+                        elsewhere = _seeding_elsewhere(facts)
+                    site = elsewhere.get((call.lineno, call.col_offset))
+                    if site is not None:
+                        message = _elsewhere_message(call, *site)
                 if message is not None:
                     reported.add(id(call))
                     yield SeedInGraphCaptureViolation(call, region, message)
@@ -219,6 +232,23 @@ Moving code changes when it runs, so the fix is **unsafe** and is applied only w
         if function is not None and id(function) in facts.seeding_functions:
             return f"`{function.name}()` seeds a device generator {where}: may raise at capture"
         return None
+
+
+def _seeding_elsewhere(facts: ModuleFacts) -> dict[tuple[int, int], tuple[str, int]]:
+    """The calls of the module's capture regions that reach device seeding in another module of
+    the project, by position: (the seeding call's path, its row)."""
+    index = project_index(facts)
+    path = facts.path or "<module>"
+    return {
+        (row, col): (where, seed_row) for row, col, where, seed_row in index.captured_seeding(path)
+    }
+
+
+def _elsewhere_message(call: ast.Call, path: str, row: int) -> str:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "the call")
+    where = f" (`{path}:{row}`)" if path else ""
+    return f"`{name}()` seeds the GPU during capture{where}: may raise, never replayed"
 
 
 FIX_MESSAGE = "Move the seeding to just before the capture region"
