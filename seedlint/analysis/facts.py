@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Optional, TypeVar, Union
 
 from seedlint.analysis.calls import DATALOADER, CallBinder, Signature
+from seedlint.analysis.flow import never_run
 from seedlint.analysis.names import (
     PARTIAL,
     FunctionNode,
@@ -179,6 +180,16 @@ class ModuleFacts:
         if key not in self.memo:
             self.memo[key] = compute()
         return self.memo[key]  # type: ignore[return-value]
+
+    @cached_property
+    def never_run(self) -> list[tuple[int, int]]:
+        """Row ranges of statements no path runs (behind a constant ``if``/``while`` test)."""
+        return never_run(self.tree)
+
+    def runs(self, node: ast.AST) -> bool:
+        """Whether some path may run ``node`` (it is not behind a constant false test)."""
+        row = getattr(node, "lineno", 0)
+        return not any(first <= row <= last for first, last in self.never_run)
 
     @cached_property
     def resolver(self) -> NameResolver:

@@ -330,3 +330,22 @@ def flow_scope(scope: Scope) -> Scope:
     while isinstance(scope.node, _COMPREHENSIONS) and scope.parent is not None:
         scope = scope.parent
     return scope
+
+
+def never_run(tree: ast.Module) -> list[tuple[int, int]]:
+    """The row ranges of statements that never run because a test is a constant: the ``else``
+    of ``if True:`` (or ``if 1:``), the body of ``if False:`` and of ``while False:``. Code
+    disabled this way (``if True:  # args.distributed``) is no program path."""
+    ranges: list[tuple[int, int]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.If, ast.While)):
+            continue
+        test = node.test
+        if not isinstance(test, ast.Constant) or not isinstance(test.value, (bool, int)):
+            continue
+        dead = node.orelse if test.value else node.body
+        if isinstance(node, ast.While) and test.value:
+            continue  # `while True:`: its body runs, its `else` only after a false test
+        if dead:
+            ranges.append((dead[0].lineno, dead[-1].end_lineno or dead[-1].lineno))
+    return ranges

@@ -137,6 +137,8 @@ def check_text(
         if rule.code in ignored or exemption.covers(rule.code):
             continue
         for violation in rule.check(facts):
+            if not facts.runs(violation.node):
+                continue  # disabled code (`if True: ... else:` with the finding in the else)
             finding = to_finding(rule, violation, display, source)
             if suppress and any(
                 line_suppresses(source.line(r), rule.code) for r in finding.noqa_rows
