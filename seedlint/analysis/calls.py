@@ -21,6 +21,7 @@ from seedlint.analysis.values import (
     ValueEvaluator,
     known,
     union,
+    with_origin,
 )
 
 
@@ -153,7 +154,7 @@ class CallBinder:
             if key is None:
                 _merge(result, self.dict_value(value, scope), definite=True)
             elif isinstance(key, ast.Constant) and isinstance(key.value, str):
-                result.entries[key.value] = self.evaluator.evaluate(value, scope)
+                result.entries[key.value] = _set_at(self.evaluator.evaluate(value, scope), value)
             else:
                 result.open = True
         return result
@@ -166,7 +167,8 @@ class CallBinder:
             if keyword.arg is None:
                 _merge(result, self.dict_value(keyword.value, scope), definite=True)
             else:
-                result.entries[keyword.arg] = self.evaluator.evaluate(keyword.value, scope)
+                value = self.evaluator.evaluate(keyword.value, scope)
+                result.entries[keyword.arg] = _set_at(value, keyword.value)
         return result
 
     def _dict_name(self, read: ast.Name, scope: Scope) -> DictValue:
@@ -217,7 +219,8 @@ class CallBinder:
             elif mutation.value is None:  # augmented or unpacked: a value we cannot follow
                 _set(result, key.value, ANYTHING, conditional)
             else:
-                _set(result, key.value, self.evaluator.evaluate(mutation.value, scope), conditional)
+                value = _set_at(self.evaluator.evaluate(mutation.value, scope), mutation.value)
+                _set(result, key.value, value, conditional)
         elif isinstance(node, ast.AugAssign):
             _merge(result, self.dict_value(node.value, scope), definite=not conditional)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -231,7 +234,9 @@ class CallBinder:
                             result, self.dict_value(keyword.value, scope), definite=not conditional
                         )
                     else:
-                        value = self.evaluator.evaluate(keyword.value, scope)
+                        value = _set_at(
+                            self.evaluator.evaluate(keyword.value, scope), keyword.value
+                        )
                         _set(result, keyword.arg, value, conditional)
             elif method in ("pop", "setdefault") and node.args:
                 key = node.args[0]
@@ -245,6 +250,11 @@ class CallBinder:
             elif method == "clear":
                 for key_name in list(result.entries):
                     _set(result, key_name, known(ABSENT), conditional=True)
+
+
+def _set_at(value: Value, expr: ast.expr) -> Value:
+    """A keyword dict's entry: where it was set is its origin (the call shows only `**kw`)."""
+    return with_origin(value, f"set in a dict at line {expr.lineno}")
 
 
 def _updates_in_place(binding: Binding) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
 from seedlint.analysis.flow import ReachingDefinitions, flow_scope
@@ -40,6 +40,9 @@ ABSENT = _Marker("ABSENT")  # the argument is not passed: the parameter's defaul
 class Value:
     options: Optional[frozenset[object]]  # None: may be anything
     unknowable: bool = False
+    # Where known options come from when that is not the expression itself: (option, a few
+    # words and a row, e.g. "argparse default, line 12"). Not part of the value's identity.
+    origins: tuple[tuple[object, str], ...] = field(default=(), compare=False)
 
     @property
     def is_anything(self) -> bool:
@@ -59,6 +62,42 @@ class Value:
 
     def known(self) -> frozenset[object]:
         return self.options or frozenset()
+
+    def origin(self, predicate: Callable[[object], bool]) -> Optional[tuple[object, str]]:
+        """A known option satisfying ``predicate`` and where it comes from, when recorded."""
+        for option, where in self.origins:
+            if predicate(option):
+                return option, where
+        return None
+
+
+def describe_origin(name: str, value: Value, predicate: Callable[[object], bool]) -> Optional[str]:
+    """``name=4: argparse default, line 12``: a known option of ``value`` satisfying
+    ``predicate`` and where it comes from; None when the value is written where it is used (or
+    may be anything)."""
+    found = value.origin(predicate)
+    if found is None:
+        return None
+    option, where = found
+    shown = repr(option)
+    if len(shown) > 20:
+        return None
+    return f"{name}={shown}: {where}"
+
+
+def with_origin(value: Value, where: str) -> Value:
+    """``value`` with ``where`` recorded for its known options that have no origin yet."""
+    if not value.options:
+        return value
+    recorded = {id(option) for option, _ in value.origins}
+    missing = tuple(
+        (option, where)
+        for option in value.options
+        if id(option) not in recorded and option is not ABSENT and option is not OBJECT
+    )
+    if not missing:
+        return value
+    return Value(value.options, value.unknowable, value.origins + missing)
 
 
 ANYTHING = Value(None)
@@ -84,6 +123,7 @@ def known(*options: object) -> Value:
 def union(values: Iterable[Value]) -> Value:
     """Either of several values: a known path stays visible beside an unknowable one."""
     collected: set[object] = set()
+    origins: list[tuple[object, str]] = []
     any_known = False
     for value in values:
         if value.is_anything:
@@ -91,7 +131,10 @@ def union(values: Iterable[Value]) -> Value:
         if not value.unknowable:
             any_known = True
             collected |= value.known()
-    return Value(frozenset(collected)) if any_known else UNKNOWABLE
+            origins.extend(value.origins)
+    if not any_known:
+        return UNKNOWABLE
+    return Value(frozenset(collected), origins=tuple(origins))
 
 
 def is_truthy(option: object) -> bool:
@@ -170,16 +213,18 @@ class ValueEvaluator:
                 # Parser-level defaults override the arguments' own (argparse documents it).
                 for keyword in call.keywords:
                     if keyword.arg is not None:
-                        overridden.setdefault(keyword.arg, []).append(
-                            self.evaluate(keyword.value, scope)
-                        )
+                        value = self.evaluate(keyword.value, scope)
+                        where = f"`set_defaults`, line {call.lineno}"
+                        overridden.setdefault(keyword.arg, []).append(with_origin(value, where))
                 continue
             if func.attr != "add_argument":
                 continue
             dest = _argparse_dest(call)
             if dest is None:
                 continue
-            found.setdefault(dest, []).append(self._argparse_default(call, scope))
+            default = self._argparse_default(call, scope)
+            where = f"argparse default, line {call.lineno}"
+            found.setdefault(dest, []).append(with_origin(default, where))
         found.update(overridden)
         return {dest: union(values) for dest, values in found.items()}
 
@@ -262,7 +307,8 @@ class ValueEvaluator:
 
     def _binding_value(self, binding: Binding) -> Value:
         if binding.kind == "assign" and binding.value is not None:
-            return self.evaluate(binding.value, binding.scope)
+            value = self.evaluate(binding.value, binding.scope)
+            return with_origin(value, f"assigned at line {binding.value.lineno}")
         if binding.kind == "param":
             return self._parameter(binding)
         if binding.kind == "vararg":
@@ -275,7 +321,9 @@ class ValueEvaluator:
         if binding.value is None:
             return UNKNOWABLE
         parent = binding.scope.parent or binding.scope
-        return self.evaluate(binding.value, parent)
+        name = getattr(binding.node, "arg", "")
+        where = f"default of `{name}`, line {binding.value.lineno}"
+        return with_origin(self.evaluate(binding.value, parent), where)
 
     def _parameter(self, binding: Binding) -> Value:
         """A parameter's default, or what the constructor calls of this module pass for it when
@@ -295,7 +343,10 @@ class ValueEvaluator:
             return default
         assert isinstance(binding.node, ast.arg)
         passed = [
-            self._argument_for(call, call_scope, function, binding.node.arg, skip_self=True)
+            with_origin(
+                self._argument_for(call, call_scope, function, binding.node.arg, skip_self=True),
+                f"`{parent.node.name}(...)`, line {call.lineno}",
+            )
             for call, call_scope in self._constructions(parent.node)
         ]
         if not passed:
@@ -381,10 +432,16 @@ class ValueEvaluator:
             default = self._field_default(cls, attr)
             if call is None:
                 passed = [
-                    self._field_argument(c, s, fields, attr) for c, s in self._constructions(cls)
+                    with_origin(
+                        self._field_argument(c, s, fields, attr),
+                        f"`{cls.name}(...)`, line {c.lineno}",
+                    )
+                    for c, s in self._constructions(cls)
                 ]
                 return union([default, *(_replace_absent(v, lambda: default) for v in passed)])
-            return _replace_absent(self._field_argument(*call, fields, attr), lambda: default)
+            where = f"`{cls.name}(...)`, line {call[0].lineno}"
+            passed_here = with_origin(self._field_argument(*call, fields, attr), where)
+            return _replace_absent(passed_here, lambda: default)
         values: list[Value] = []
         found = False
         for klass in self._class_chain(cls):
@@ -395,16 +452,18 @@ class ValueEvaluator:
             class_scope = self.builder.scope_of[id(klass)]
             for binding in class_scope.bindings.get(attr, ()):
                 found = True
-                values.append(self._class_binding(binding))
+                where = f"`{klass.name}.{attr}`, line {getattr(binding.node, 'lineno', 0)}"
+                values.append(with_origin(self._class_binding(binding), where))
             for value, method_scope, method in self._self_assignments(klass).get(attr, ()):
                 found = True
                 if value is None:
                     values.append(ANYTHING)
                     continue
                 if call is not None and method.name == "__init__":
-                    values.append(self._with_call(method, call, value, method_scope))
+                    got = self._with_call(method, call, value, method_scope)
                 else:
-                    values.append(self.evaluate(value, method_scope))
+                    got = self.evaluate(value, method_scope)
+                values.append(with_origin(got, f"`self.{attr}`, line {value.lineno}"))
         return union(values) if found else ANYTHING
 
     def _self_assignments(self, cls: ast.ClassDef) -> _SelfAssignments:
@@ -457,7 +516,8 @@ class ValueEvaluator:
                 return ANYTHING
             for binding in self.builder.scope_of[id(klass)].bindings.get(attr, ()):
                 if binding.kind == "assign" and binding.value is not None:
-                    return self._field_value(binding.value, binding.scope)
+                    where = f"default of `{klass.name}.{attr}`, line {binding.value.lineno}"
+                    return with_origin(self._field_value(binding.value, binding.scope), where)
         return UNKNOWABLE  # a required field: its value comes from the constructor's caller
 
     def _field_argument(self, call: ast.Call, scope: Scope, fields: list[str], attr: str) -> Value:
@@ -526,12 +586,15 @@ class ValueEvaluator:
         """``value`` (in ``__init__``) evaluated with the parameters ``call`` passes."""
         saved = dict(self._bound)
         try:
+            owner = method_scope.parent.node if method_scope.parent else None
+            where = f"`{getattr(owner, 'name', '')}(...)`, line {call[0].lineno}"
             for binding_list in method_scope.bindings.values():
                 for binding in binding_list:
                     if binding.kind == "param" and isinstance(binding.node, ast.arg):
-                        self._bound[id(binding.node)] = self._argument_for(
+                        passed = self._argument_for(
                             call[0], call[1], method, binding.node.arg, skip_self=True
                         )
+                        self._bound[id(binding.node)] = with_origin(passed, where)
             return self.evaluate(value, method_scope)
         finally:
             self._bound = saved
@@ -568,7 +631,7 @@ class ValueEvaluator:
         ]
         if _may_end(function.body):
             values.append(known(None))
-        return union(values)
+        return with_origin(union(values), f"returned by `{function.name}()`")
 
     def constructs_object(self, call: ast.Call, scope: Scope) -> bool:
         """A call that builds an instance: of a class of this module, or a CapWords name."""

@@ -8,7 +8,7 @@ from typing import Optional, Union
 
 from seedlint.analysis.facts import CopiedRng, LoaderCall, ModuleFacts
 from seedlint.analysis.names import lookup
-from seedlint.analysis.values import ABSENT, is_none_or_absent
+from seedlint.analysis.values import ABSENT, describe_origin, is_none_or_absent
 
 WorkerFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 
@@ -21,6 +21,14 @@ def may_have_workers(loader: LoaderCall) -> bool:
 
 def _may_be_nonzero(option: object) -> bool:
     return option is not ABSENT and option is not None and option != 0
+
+
+def workers_origin(loader: LoaderCall) -> Optional[str]:
+    """Where the loader's non-zero ``num_workers`` (or its missing ``worker_init_fn``) comes
+    from, when not written at the call: ``num_workers=4: argparse default, line 12``."""
+    return describe_origin(
+        "num_workers", loader.args["num_workers"], _may_be_nonzero
+    ) or describe_origin("worker_init_fn", loader.args["worker_init_fn"], is_none_or_absent)
 
 
 def lacks_init_fn(loader: LoaderCall) -> bool:

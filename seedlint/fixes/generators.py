@@ -54,9 +54,7 @@ def seeded_generator(facts: ModuleFacts, scope: Scope, at: Position, options: Fi
     return f"{torch}.Generator().manual_seed({choose_seed(facts, at, scope, options).text(torch)})"
 
 
-UNSEEDED_MESSAGE = (
-    "a `torch.Generator()` nothing seeds: a fixed default seed, independent of the program's seed"
-)
+UNSEEDED_MESSAGE = "an unseeded `torch.Generator()`: fixed seed, ignores the run's seed"
 
 
 def seeding_title(

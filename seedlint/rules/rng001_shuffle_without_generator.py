@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Optional
 from seedlint.analysis.facts import AnalysisOptions, LoaderCall, ModuleFacts
 from seedlint.analysis.names import Scope
 from seedlint.analysis.unseeded import unseeded_generator
-from seedlint.analysis.values import OBJECT, Value, is_none_or_absent, is_truthy
+from seedlint.analysis.values import (
+    OBJECT,
+    Value,
+    describe_origin,
+    is_none_or_absent,
+    is_truthy,
+)
 from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.generators import UNSEEDED_MESSAGE, seeding_title
 from seedlint.fixes.imports import Names
@@ -36,15 +42,20 @@ class ShuffleWithoutGeneratorViolation(Violation):
     no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
     caller: Optional[str] = None  # the project's call that makes `shuffle` true
     unseeded: Optional[tuple[ast.Call, Scope]] = None  # the generator passed, made unseeded
+    origin: Optional[str] = None  # where the hazardous value comes from, when not at the call
 
     @property
     def message(self) -> str:
         if self.unseeded is not None:
             return f"DataLoader shuffles with {UNSEEDED_MESSAGE}"
-        parts = [part for part in (self.caller, self.no_fix) if part]
-        if not parts:
-            return MESSAGE
-        return f"DataLoader shuffles without a `generator` ({'; '.join(parts)})"
+        for parts in ((self.caller, self.origin, self.no_fix), (self.caller, self.no_fix)):
+            shown = [part for part in parts if part]
+            if not shown:
+                return MESSAGE
+            message = f"DataLoader shuffles without a `generator` ({'; '.join(shown)})"
+            if len(message) <= 100 or not self.origin:
+                return message
+        return message
 
 
 class ShuffleWithoutGenerator(Rule):
@@ -226,8 +237,9 @@ there is no fix at the loader (the message names the caller).
             if _shuffles_unseeded(loader.args):
                 if _iterable_dataset(facts, loader) or reseeded_by_accelerate(facts, loader):
                     continue  # PyTorch raises / accelerate swaps in a seeded sampler
+                origin = describe_origin("shuffle", loader.args["shuffle"], is_truthy)
                 yield ShuffleWithoutGeneratorViolation(
-                    loader.call, refusal(facts, loader, "generator")
+                    loader.call, refusal(facts, loader, "generator"), origin=origin
                 )
                 continue
             made = _unseeded(facts, loader)

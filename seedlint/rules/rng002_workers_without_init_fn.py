@@ -13,6 +13,7 @@ from seedlint.analysis.workers import (
     lacks_init_fn,
     may_have_workers,
     reusable_function,
+    workers_origin,
 )
 from seedlint.core import FixAvailability
 from seedlint.fixes.imports import Names
@@ -37,13 +38,18 @@ class WorkersWithoutInitFnViolation(Violation):
     node: ast.Call
     no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
     caller: Optional[str] = None  # the project's call that gives the loader workers
+    origin: Optional[str] = None  # where the hazardous value comes from, when not at the call
 
     @property
     def message(self) -> str:
-        parts = [part for part in (self.caller, self.no_fix) if part]
-        if not parts:
-            return MESSAGE
-        return f"DataLoader with workers and no `worker_init_fn` ({'; '.join(parts)})"
+        for parts in ((self.caller, self.origin, self.no_fix), (self.caller, self.no_fix)):
+            shown = [part for part in parts if part]
+            if not shown:
+                return MESSAGE
+            message = f"DataLoader with workers and no `worker_init_fn` ({'; '.join(shown)})"
+            if len(message) <= 100 or not self.origin:
+                return message
+        return message
 
 
 class WorkersWithoutInitFn(Rule):
@@ -176,7 +182,8 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         for loader in [*facts.dataloader_calls, *project.loader_calls()]:
             if may_have_workers(loader) and lacks_init_fn(loader):
                 reason = refusal(facts, loader, "worker_init_fn")
-                yield WorkersWithoutInitFnViolation(loader.call, reason)
+                origin = workers_origin(loader)
+                yield WorkersWithoutInitFnViolation(loader.call, reason, origin=origin)
                 continue
             for binding in project.bindings(loader):  # a builder: its callers decide
                 bound = replace(loader, args={**loader.args, **binding.values})
