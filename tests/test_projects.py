@@ -30,7 +30,7 @@ from seedlint.run.summaries import summary_of
 from tests.fixtures_support import FIXTURES, expected_findings
 
 PROJECTS = FIXTURES / "projects"
-CODES = ("RNG001", "RNG002", "RNG003", "RNG004")
+CODES = ("RNG001", "RNG002", "RNG003", "RNG004", "RNG005")
 
 
 def projects() -> list[Path]:

@@ -557,7 +557,47 @@ class ProjectIndex:
             self.builder_answers(path),
             self.loader_class_answers(path),
             self.captured_seeding(path),
+            self.worker_dataset_rngs(path),
         )
+
+    # -- RNG objects a dataset of another module carries into the workers (RNG005) ----------
+    def worker_dataset_rngs(self, path: str) -> tuple[tuple[int, int, str, str, str, int], ...]:
+        """The loaders of ``path`` with workers and no ``worker_init_fn`` whose dataset class,
+        of another module, holds an RNG object made before the workers start: (row, col, that
+        module from the project root, the class, the object's name, the row making it)."""
+        path = os.path.abspath(path)
+        summary = self.summaries.get(path)
+        if summary is None or not summary.worker_datasets:
+            return ()
+        found: list[tuple[int, int, str, str, str, int]] = []
+        for reference, row, col in summary.worker_datasets:
+            held = self._held_rng(path, reference)
+            if held is not None:
+                found.append((row, col, *held))
+        return tuple(found)
+
+    def _held_rng(self, path: str, reference: str) -> Optional[tuple[str, str, str, int]]:
+        """(module, class, name, row) of an RNG object the class ``reference`` (or a base of it
+        in the project) holds; None when it holds none that the project shows."""
+        stack = self._classes(path, reference)
+        seen: set[tuple[str, str]] = set()
+        while stack:
+            target, key = stack.pop()
+            if (target, key) in seen:
+                continue
+            seen.add((target, key))
+            if key == OPAQUE:
+                self.unread.add(target)  # parsed by the run, which then asks again
+                continue
+            info = self.summaries[target].classes.get(key)
+            if info is None:
+                continue
+            if info.rngs:
+                name, _, row = info.rngs[0]
+                return self._where(target), key, name, row
+            for base in info.bases:
+                stack.extend(self._classes(target, base))
+        return None
 
     # -- seeding inside a capture region (RNG003) -------------------------------------------
     def captured_seeding(self, path: str) -> tuple[tuple[int, int, str, int], ...]:
@@ -881,11 +921,17 @@ def needs_project(summary: Optional[ModuleSummary]) -> bool:
     to its findings. A module without a function that seeds `random`, `np.random` or CUDA and
     not torch has no RNG004 verdict in any index; one without loader builders, call sites of
     project code with literal arguments and star imports has no loader answer the project can
-    change."""
+    change; one without calls inside a capture region, or loaders over a dataset class of
+    another module, has no RNG003 or RNG005 answer the project can change."""
     if summary is None or not summary.full:
         return False
     return bool(
-        questions(summary) or summary.builders or summary.sites or summary.stars or summary.captured
+        questions(summary)
+        or summary.builders
+        or summary.sites
+        or summary.stars
+        or summary.captured
+        or summary.worker_datasets
     )
 
 

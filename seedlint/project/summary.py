@@ -25,6 +25,7 @@ from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, looku
 from seedlint.analysis.regions import region_calls
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
+from seedlint.analysis.workers import lacks_init_fn, may_have_workers
 from seedlint.prefilter.scan import may_mean
 from seedlint.prefilter.words import WordScan, register
 
@@ -170,6 +171,9 @@ class ClassSummary:
     methods: tuple[str, ...]
     loader: bool = False  # this module's names make it a DataLoader subclass
     init: Optional[Init] = None  # its own `__init__`
+    # RNG objects a dataset class holds from before the workers start (RNG005): (the name,
+    # `self.rng` or a module-level one; its factory; the row of the call that makes it)
+    rngs: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -206,6 +210,9 @@ class ModuleSummary:
     # calls made inside a CUDA graph capture region that this module cannot tell seed nothing:
     # (reference, row, col); the index says which reach device seeding (RNG003)
     captured: tuple[tuple[str, int, int], ...] = ()
+    # loaders with workers and no `worker_init_fn` over an instance of a class of another
+    # module: (the class's reference, row, col); the index says which hold RNG objects (RNG005)
+    worker_datasets: tuple[tuple[str, int, int], ...] = ()
 
 
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
@@ -232,7 +239,13 @@ _LOADER_WORDS = (
     b"_loader",
     b"loader =",
 )
-register((*_LOADER_STEMS, *_LOADER_WORDS, b"__main__"))  # looked up in every module
+# A dataset class holding an RNG object its loaders' workers copy (RNG005 across modules):
+# an RNG factory and a dataset word.
+_RNG_OBJECT_WORDS = (b"default_rng", b"RandomState", b"Random(", b"Generator(")
+_DATASET_WORDS = (b"Dataset", b"__getitem__", b"__iter__")
+register(
+    (*_LOADER_STEMS, *_LOADER_WORDS, *_RNG_OBJECT_WORDS, *_DATASET_WORDS, b"__main__")
+)  # looked up in every module
 _DRAW_WORDS = (
     b"nn.",
     b"rand",
@@ -255,6 +268,8 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
     words = scan if scan is not None and scan.raw is raw else WordScan(raw)
     if words.any(_LOADER_STEMS) and words.any(_LOADER_WORDS):
         return True  # loader builders, their callers, loader classes, star-import targets
+    if words.any(_RNG_OBJECT_WORDS) and words.any(_DATASET_WORDS):
+        return True  # a dataset class that may hold an RNG object its loaders' workers copy
     if not words.has_folded(b"seed"):  # `seed`, `Seed`, `SEED`, in one scan
         return words.has(b"__main__")
     if words.has(b"__main__") or _REEXPORT.search(raw) is not None:
@@ -484,8 +499,13 @@ class _Summarizer:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
             )
             derives = facts.resolver.is_subclass(cls, facts.options.all_dataloader_classes)
+            rngs = tuple(
+                (copied.name, copied.factory, copied.call.lineno)
+                for copied in facts.copied_rngs
+                if copied.holder is cls
+            )
             classes[class_key] = ClassSummary(
-                tuple(sorted(set(bases))), methods, derives, _init_of(cls)
+                tuple(sorted(set(bases))), methods, derives, _init_of(cls), rngs
             )
         aliases: dict[str, str] = {}
         for name, bindings in facts.builder.module_scope.bindings.items():
@@ -504,7 +524,24 @@ class _Summarizer:
             builders=self._builders(),
             sites=tuple(sites),
             captured=self._captured(),
+            worker_datasets=self._worker_datasets(),
         )
+
+    def _worker_datasets(self) -> tuple[tuple[str, int, int], ...]:
+        """Loaders with workers and no ``worker_init_fn`` whose dataset is built from a class of
+        another module (whether it holds an RNG object is that module's to say)."""
+        facts = self.facts
+        found: dict[tuple[str, int, int], None] = {}
+        for loader in facts.dataloader_calls:
+            if loader.dataset is None or not (may_have_workers(loader) and lacks_init_fn(loader)):
+                continue
+            for meaning in facts.instance_classes(loader.dataset, loader.scope) or ():
+                if not isinstance(meaning, str):
+                    continue  # a class of this module: RNG005 sees it in the module itself
+                reference = self._meaning_reference(meaning)
+                if reference is not None and reference.startswith("="):
+                    found[(reference, loader.call.lineno, loader.call.col_offset)] = None
+        return tuple(found)
 
     def _captured(self) -> tuple[tuple[str, int, int], ...]:
         """The calls inside capture regions that reach a function of another module."""
@@ -823,7 +860,13 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
             for key, f in summary.functions.items()
         },
         "classes": {
-            key: [list(c.bases), list(c.methods), c.loader, _init_json(c.init)]
+            key: [
+                list(c.bases),
+                list(c.methods),
+                c.loader,
+                _init_json(c.init),
+                [list(rng) for rng in c.rngs],
+            ]
             for key, c in summary.classes.items()
         },
         "aliases": dict(summary.aliases),
@@ -836,6 +879,7 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
             for site in summary.sites
         ],
         "captured": [list(entry) for entry in summary.captured],
+        "worker_datasets": [list(entry) for entry in summary.worker_datasets],
     }
 
 
@@ -874,9 +918,13 @@ def from_json(data: Any) -> ModuleSummary:
         }
         classes = {
             str(key): ClassSummary(
-                tuple(map(str, bases)), tuple(map(str, methods)), bool(loader), _init_from(init)
+                tuple(map(str, bases)),
+                tuple(map(str, methods)),
+                bool(loader),
+                _init_from(init),
+                tuple((str(name), str(factory), int(row)) for name, factory, row in rngs),
             )
-            for key, (bases, methods, loader, init) in data["classes"].items()
+            for key, (bases, methods, loader, init, rngs) in data["classes"].items()
         }
         sites = tuple(
             CallSite(
@@ -890,6 +938,9 @@ def from_json(data: Any) -> ModuleSummary:
         captured = tuple(
             (str(reference), int(row), int(col)) for reference, row, col in data["captured"]
         )
+        worker_datasets = tuple(
+            (str(reference), int(row), int(col)) for reference, row, col in data["worker_datasets"]
+        )
         return ModuleSummary(
             full=True,
             may_draw=bool(data["may_draw"]),
@@ -902,6 +953,7 @@ def from_json(data: Any) -> ModuleSummary:
             builders=tuple(map(str, data["builders"])),
             sites=sites,
             captured=captured,
+            worker_datasets=worker_datasets,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"not a module summary: {error}") from error

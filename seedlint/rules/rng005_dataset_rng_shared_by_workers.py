@@ -20,6 +20,7 @@ from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, loader_call, top_statement
 from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
+from seedlint.project.loaders import project_index
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
@@ -37,6 +38,25 @@ class SharedDatasetRngViolation(Violation):
     def message(self) -> str:
         name = f"`{self.copied.name}`" if len(self.copied.name) <= 20 else "This RNG object"
         return f"{name} is copied into every DataLoader worker: workers draw the same numbers"
+
+
+@dataclass(frozen=True)
+class ImportedDatasetRngViolation(Violation):
+    """At a loader of this module: its dataset class, of another module, holds the object."""
+
+    node: ast.Call  # the loader call
+    holder: str  # the dataset class
+    name: str  # `self.rng`
+    where: str  # "data.py:12", the call that makes it
+
+    @property
+    def message(self) -> str:
+        name = f"`{self.name}`" if len(self.name) <= 20 else "an RNG object"
+        holder = f"`{self.holder}`" if len(self.holder) <= 24 else "the dataset"
+        message = f"{holder} holds {name} (`{self.where}`), copied into every worker: same draws"
+        if len(message) <= 100:
+            return message
+        return f"{holder} holds {name}, copied into every worker: workers draw the same numbers"
 
 
 _NOISY = """import random
@@ -117,6 +137,13 @@ expression, is given the benefit of the doubt.
 An object created lazily inside the worker (from `get_worker_info()`), or a dataset used only with
 `num_workers=0`, is not flagged.
 
+When the dataset class is defined in another module of the project (or derives from one that
+holds the object), the finding is reported at the loader, with workers and no `worker_init_fn`,
+that iterates an instance of it, and names where the object is made:
+`` `NoisyDataset` holds `self.rng` (`data/datasets.py:8`), copied into every worker: same draws ``.
+That finding has no fix: the reseeding belongs in a `worker_init_fn` that rebuilds the object from
+`get_worker_info()` (see below), which this loader's module cannot see into.
+
 ## Why is this bad?
 PyTorch reseeds only the three global streams in a worker (`random`, `torch`, legacy
 `np.random`; `torch/utils/data/_utils/worker.py`). An RNG *object* that the dataset created in the
@@ -182,13 +209,15 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
     )
 
     def triggers(self, options: AnalysisOptions) -> WordGroups:
-        return (loader_words(options), ("Random", "rng", "Generator"))
+        # The loader's words alone: the dataset, and its RNG object, may be in another module.
+        return (loader_words(options),)
 
     def may_fire(self, raw: bytes, options: AnalysisOptions) -> bool:
         # A loader class named only in docstrings and comments is never called.
         return loader_in_code(raw, options)
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
+        yield from self._imported(facts)
         if not facts.copied_rngs:
             return
         flagged: dict[int, tuple[CopiedRng, list[ast.Call], list[bool]]] = {}
@@ -211,10 +240,30 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
             fixable = () if other else tuple(loaders)  # the fix alone would not be enough
             yield SharedDatasetRngViolation(copied.call, copied, fixable)
 
+    @staticmethod
+    def _imported(facts: ModuleFacts) -> Iterator[Violation]:
+        """Loaders of this module over a dataset class of another module that holds an RNG
+        object (the project index answers; no fix: the dataset's module is not this one)."""
+        if not facts.dataloader_calls:
+            return
+        index = project_index(facts)
+        found = index.worker_dataset_rngs(facts.path or "<module>")
+        if not found:
+            return
+        by_position = {(row, col): rest for row, col, *rest in found}
+        for loader in facts.dataloader_calls:
+            held = by_position.get((loader.call.lineno, loader.call.col_offset))
+            if held is not None:
+                where, holder, name, row = held
+                yield ImportedDatasetRngViolation(
+                    loader.call, str(holder).rsplit(".", 1)[-1], str(name), f"{where}:{row}"
+                )
+
     def fix_info(
         self, facts: ModuleFacts, violation: Violation, options: FixOptions
     ) -> Optional[FixInfo]:
-        assert isinstance(violation, SharedDatasetRngViolation)
+        if not isinstance(violation, SharedDatasetRngViolation):
+            return None
         loaders = _fixable(facts, violation)
         if not loaders:
             return None
@@ -237,7 +286,8 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
         from seedlint.fixes.context import Change
         from seedlint.fixes.workers import add_seed_worker
 
-        assert isinstance(violation, SharedDatasetRngViolation)
+        if not isinstance(violation, SharedDatasetRngViolation):
+            return None
         loaders = _fixable(ctx.facts, violation)
         if not loaders:
             return None
