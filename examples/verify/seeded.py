@@ -21,13 +21,14 @@ def main():
     model = nn.Sequential(nn.Linear(1, 8), nn.Dropout(0.2), nn.Linear(8, 1))
     generator = torch.Generator().manual_seed(args.seed)
     loader = DataLoader(data, batch_size=4, shuffle=True, generator=generator)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for epoch in range(args.epochs):
         for (x,) in loader:
             loss = nn.functional.mse_loss(model(x), 2 * x)
-            optimizer.zero_grad()
+            model.zero_grad()
             loss.backward()
-            optimizer.step()
+            with torch.no_grad():  # plain SGD
+                for parameter in model.parameters():
+                    parameter -= 0.1 * parameter.grad
         print(f"epoch {epoch}: loss {loss.item():.6f}")
 
 

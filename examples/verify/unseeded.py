@@ -25,13 +25,14 @@ def main():
     data = TensorDataset(torch.linspace(-1, 1, 32).unsqueeze(1))
     model = nn.Linear(1, 1)
     loader = DataLoader(data, batch_size=4, shuffle=True)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for epoch in range(args.epochs):
         for (x,) in loader:
             loss = nn.functional.mse_loss(model(x), 2 * x)
-            optimizer.zero_grad()
+            model.zero_grad()
             loss.backward()
-            optimizer.step()
+            with torch.no_grad():  # plain SGD
+                for parameter in model.parameters():
+                    parameter -= 0.1 * parameter.grad
         print(f"epoch {epoch}: loss {loss.item():.6f}")
 
 
