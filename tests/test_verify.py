@@ -40,16 +40,38 @@ def located(data: dict[str, Any]) -> set[tuple[Any, str, str]]:
     return {(f["code"], f["stream"], f"{f['filename']}:{f['line']}") for f in data["findings"]}
 
 
-def test_unseeded_example_names_the_loader_and_torch() -> None:
-    code, data = verify_json("python", f"{EXAMPLES}/unseeded.py")
-    assert code == 1
-    assert located(data) == {
-        ("RNG004", "torch", f"{EXAMPLES}/unseeded.py:26"),
-        ("RNG001", "DataLoader", f"{EXAMPLES}/unseeded.py:27"),
-    }
-    first = data["findings"][0]  # the model's init draws before the loader does
-    assert first["stream"] == "torch" and first["step"] == 0
-    assert data["stopped"] and data["tracer_seedlint_modules"] == []
+def doc_block(page: str, command: str) -> list[str]:
+    text = (ROOT / page).read_text(encoding="utf-8")
+    return text.split(f"$ {command}\n", 1)[1].split("```", 1)[0].splitlines()
+
+
+UNSEEDED = f"seedlint verify --steps 4 --output-format concise -- python {EXAMPLES}/unseeded.py"
+
+
+def test_unseeded_example_names_torch_then_the_loader() -> None:
+    result = verify(*UNSEEDED.split()[2:])
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split(": ", 1)[0] for line in lines[:2]] == [
+        f"RNG004 {EXAMPLES}/unseeded.py:26",  # the model's init: torch's global generator
+        f"RNG001 {EXAMPLES}/unseeded.py:27",  # the DataLoader
+    ]
+    assert "torch's global generator differs from draw 0" in lines[0]
+    assert "the batch order differs from step 0" in lines[1]
+    # the README and docs/verify.md show this very output
+    assert doc_block("README.md", UNSEEDED) == lines
+    assert doc_block("docs/verify.md", UNSEEDED) == lines
+
+
+def test_docs_say_verify_runs_the_program() -> None:
+    page = (ROOT / "docs" / "verify.md").read_text(encoding="utf-8")
+    assert "**`seedlint verify` runs your program.**" in page
+    for section in ("## What it runs", "## What it traces", "## What it cannot see"):
+        assert section in page
+    assert "67280421310721" in page and "every CUDA device" in page
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/verify.md" in readme and "**runs your program**" in readme
+    assert readme.index("python3 -m pytest -q") < readme.index("## Verifying a run")
 
 
 def test_seeded_example_matches() -> None:
@@ -79,6 +101,7 @@ def test_workers_seeds_come_from_the_unseeded_torch_generator() -> None:
     # seedlint check does not flag this file for RNG004 (the loader does not shuffle), so
     # verify gives the fix to make by hand rather than a rule that would not fire
     assert loader[0].startswith("- ") and "torch.manual_seed(seed)" in loader[0]
+    assert loader[0] in (ROOT / "docs" / "verify.md").read_text(encoding="utf-8")
     assert any(line.startswith(f"- {EXAMPLES}/workers.py:32:") for line in lines)
 
 
@@ -88,7 +111,7 @@ def test_fix_then_verify_matches(tmp_path: Path) -> None:
     assert fixed.returncode == 0, fixed.stdout
     result = verify("--steps", "4", "--", "python", "unseeded.py", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.startswith("The 2 runs match")
+    assert result.stdout.startswith("The 2 runs match: 5 random streams traced, none differs.")
 
 
 # -- without torch: the tracer, the exit codes and the bootstrap --------------------------------

@@ -128,7 +128,8 @@ def render(result: Result, output_format: str, steps: Optional[int]) -> str:
         lines.append(_line(finding, output_format == "concise"))
         if output_format == "full":
             lines.append(f"  stream: {_describe(finding)}")
-            if finding.site and finding.site != finding.created:
+            here = f"{finding.path}:{finding.line}"
+            if finding.site and finding.site not in (finding.created, here):
                 lines.append(f"  first differing draw: step {finding.step} at {finding.site}")
             lines.append(f"  help: {finding.fix}")
     runs = len(result.runs)
@@ -152,8 +153,16 @@ def render(result: Result, output_format: str, steps: Optional[int]) -> str:
     return "\n".join(lines) + "\n"
 
 
+NAMES = {
+    "torch": "torch's global CPU generator",
+    "random": "Python's `random`",
+    "np.random": "`np.random` (the legacy global generator)",
+    "cuda": "a CUDA generator",
+}
+
+
 def _describe(finding: Finding) -> str:
-    text = finding.stream
+    text = NAMES.get(finding.stream, finding.stream)
     if finding.created:
         text += f" created at {finding.created}"
     if finding.workers:
