@@ -309,14 +309,9 @@ def explain(runs: Sequence[Run], d: Divergence) -> Optional[Finding]:
         code, message, fix = _plain_global(runs, d, kind, call)
         name = kind
     elif kind == "cuda":
-        code, message, fix = (
-            None,
-            (
-                f"CUDA generator `{d.stream.rsplit(':', 2)[-2:][0]}` differs from draw {d.step}"
-                f" ({d.site})"
-            ),
-            "seed with `torch.manual_seed` (it seeds every CUDA device)",
-        )
+        device = meta.get("base", d.stream)
+        message = f"the CUDA generator of `{device}` differs from draw {d.step}"
+        code, fix = None, "call `torch.manual_seed(seed)` first (it seeds every CUDA device)"
         name = "cuda"
     elif kind == "DataLoader":
         code, message, fix = _loader(runs, d, meta)

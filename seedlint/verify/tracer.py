@@ -66,6 +66,7 @@ _np_generators: list[list[Any]] = []  # [key, generator, last digest]
 _seq = [0]
 _new_streams: list[str] = []  # in a worker: stream metadata not yet written
 _worker_file: list[Any] = [None]
+_worker_loop: list[Any] = [None]  # torch's DataLoader worker loop, before the tracer wraps it
 _library: list[str] = []
 _stdlib: list[str] = [os.path.dirname(os.__file__) + os.sep]
 _rel_cache: dict[str, str] = {}
@@ -462,6 +463,7 @@ def _install_data(torch: Any) -> None:
     worker: Any = sys.modules["torch.utils.data._utils.worker"]
     fetch: Any = sys.modules["torch.utils.data._utils.fetch"]
     dataset_module: Any = sys.modules["torch.utils.data.dataset"]
+    _worker_loop[0] = worker._worker_loop  # the one to run in a worker (fork or spawn)
     loader_init = data.DataLoader.__init__
     signature = inspect.signature(loader_init)
 
@@ -551,7 +553,7 @@ def _install_data(torch: Any) -> None:
             "seq": _seq[0],
         }
         original = worker._worker_loop
-        worker._worker_loop = functools.partial(_worker_main, identity, original)
+        worker._worker_loop = functools.partial(_worker_main, identity)  # picklable (spawn)
         try:
             multi_init(self, loader)
         finally:
@@ -612,7 +614,7 @@ def _checkpoint(site: Optional[str]) -> None:
 
 
 # -- workers ------------------------------------------------------------------------------------
-def _worker_main(identity: dict[str, Any], loop: Any, *args: Any, **kwargs: Any) -> Any:
+def _worker_main(identity: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
     """The DataLoader worker's loop, with this worker's streams traced (one file per worker)."""
     worker_id = kwargs.get("worker_id", args[10] if len(args) > 10 else None)
     if not _state["on"]:  # a spawned worker: a fresh interpreter
@@ -629,7 +631,7 @@ def _worker_main(identity: dict[str, Any], loop: Any, *args: Any, **kwargs: Any)
     _worker_file[0] = open(os.path.join(identity["dir"], name), "a", encoding="utf-8")  # noqa: SIM115
     _worker_file[0].write(json.dumps({"worker": role, "seq": identity["seq"]}) + "\n")
     _worker_file[0].flush()
-    return loop(*args, **kwargs)
+    return _worker_loop[0](*args, **kwargs)
 
 
 def _flush_worker() -> None:
