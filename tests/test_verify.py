@@ -157,6 +157,17 @@ def test_outputs_differ_while_streams_match(tmp_path: Path) -> None:
     assert "torch.use_deterministic_algorithms" in result.stdout
 
 
+def test_parameters_that_differ_while_streams_match(tmp_path: Path) -> None:
+    (tmp_path / "prog.py").write_text(
+        "import time\n\nimport torch\n\ntorch.manual_seed(0)\nmodel = torch.nn.Linear(2, 2)\n"
+        "with torch.no_grad():\n    model.weight.add_(time.time_ns() % 1000)\n"
+    )
+    result = verify("--", "python", "prog.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "the parameters of the `Linear` created at prog.py:6 differ" in result.stdout
+    assert "does not come from seeding" in result.stdout
+
+
 def test_a_failing_program_exits_2_with_its_stderr(tmp_path: Path) -> None:
     (tmp_path / "prog.py").write_text("raise RuntimeError('boom in the program')\n")
     result = verify("--", "python", "prog.py", cwd=tmp_path)

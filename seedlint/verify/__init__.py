@@ -141,12 +141,14 @@ def render(result: Result, output_format: str, steps: Optional[int]) -> str:
             f"Found {n} random {streams} that {verb} between the {runs} runs ({traced} traced)."
         )
     else:
-        lines.append(f"The {runs} runs match: {traced} random streams traced, none differs.")
+        streams = "stream" if traced == 1 else "streams"
+        lines.append(f"The {runs} runs match: {traced} random {streams} traced, none differs.")
         if not result.outputs_match:
             lines.append(
                 f"note: but what the program computes differs: {result.output_difference}. "
-                "This does not come from seeding: it comes from nondeterministic kernels, thread "
-                f"scheduling or inputs other than random streams; see {DETERMINISM}."
+                "That does not come from seeding but from nondeterministic kernels, thread "
+                "scheduling or inputs other than random streams (the time, files); the switches "
+                f"for the first two: {DETERMINISM}."
             )
     if steps is not None and any(run.stopped for run in result.runs):
         lines.append(f"(each run was stopped after {steps} batches: --steps {steps})")

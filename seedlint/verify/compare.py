@@ -410,7 +410,8 @@ def _unflagged_fix(finding: Finding) -> str:
 def _outputs(runs: Sequence[Run]) -> Optional[str]:
     first = runs[0]
     for other in runs[1:]:
-        for key in sorted(set(first.outputs) | set(other.outputs)):
+        loaders = sorted(k for k in set(first.outputs) | set(other.outputs) if k in first.streams)
+        for key in loaders:
             mine, yours = first.outputs.get(key, []), other.outputs.get(key, [])
             for step, (a, b) in enumerate(zip(mine, yours)):
                 if a != b:
@@ -419,6 +420,13 @@ def _outputs(runs: Sequence[Run]) -> Optional[str]:
                         f"the batches the DataLoader created at {created} returns differ from "
                         f"step {step} (run {other.number})"
                     )
+        for key in first.outputs:  # modules, in the order they were created
+            if key.startswith("module ") and first.outputs[key] != other.outputs.get(key):
+                name, _, site = key[len("module ") :].partition("@")
+                return (
+                    f"the parameters of the `{name}` created at {site.rpartition('#')[0]} differ "
+                    f"at the end of run {other.number}"
+                )
         mine_lines, your_lines = first.stdout.splitlines(), other.stdout.splitlines()
         for number, (a, b) in enumerate(zip(mine_lines, your_lines), 1):
             if a != b:

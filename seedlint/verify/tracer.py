@@ -336,6 +336,7 @@ def _install_torch(torch: Any) -> None:
     torch.random.seed = reseed
     _install_generator(torch)
     _install_data(torch)
+    _install_modules(torch)
 
 
 def _install_generator(torch: Any) -> None:
@@ -394,6 +395,48 @@ def _install_generator(torch: Any) -> None:
     Generator.__qualname__ = "Generator"
     globals()["Generator"] = Generator  # picklable by reference (spawned workers)
     torch.Generator = Generator
+
+
+# -- modules: their parameters at exit (what the program computed) ------------------------------
+MODULE_CAP = 1000
+_modules: list[tuple[str, Any]] = []  # (key, weak reference) of each module the user's code made
+
+
+def _install_modules(torch: Any) -> None:
+    import weakref
+
+    global _seen_modules
+    _seen_modules = weakref.WeakSet()
+    module_init = torch.nn.Module.__init__
+
+    @functools.wraps(module_init)
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        module_init(self, *args, **kwargs)
+        if len(_modules) >= MODULE_CAP or not _recording() or self in _seen_modules:
+            return
+        _seen_modules.add(self)
+        site = _loader_site(self)  # past the __init__ of its own subclasses
+        if site is not None:
+            key = _new_key(f"{type(self).__name__}", site)
+            _modules.append((key, weakref.ref(self)))
+
+    torch.nn.Module.__init__ = init
+
+
+_seen_modules: Any = None  # a WeakSet, made when torch is imported
+
+
+def _module_digests() -> None:
+    for key, ref in _modules:
+        module = ref()
+        if module is None:
+            continue
+        try:
+            parts = [_tensor_bytes(p) for p in module.parameters(recurse=False)]
+        except Exception:  # a module in an odd state at exit: nothing to compare
+            continue
+        if parts:
+            _outputs.setdefault("module " + key, []).append(_digest(b"\0".join(parts)))
 
 
 # -- DataLoader ----------------------------------------------------------------------------------
@@ -831,6 +874,9 @@ def _write_main() -> None:
     if not _state["on"] or os.getpid() != _state["pid"] or _state["role"] is not None:
         return
     _checkpoint("exit")
+    _state["busy"] = True
+    if _torch[0] is not None:
+        _module_digests()
     record = {
         "version": 1,
         "pid": os.getpid(),
