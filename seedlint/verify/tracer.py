@@ -110,6 +110,18 @@ def _site() -> Optional[str]:
     return None if frame is None else _where(frame)
 
 
+def _seed_site() -> Optional[str]:
+    """Where the user's code seeded (past torch's wrappers, such as the one ``import
+    torch._dynamo`` puts around ``torch.manual_seed``), or None for a seeding torch does itself
+    (a DataLoader worker seeds ``random``, ``torch`` and ``np.random`` in ``_worker_loop``)."""
+    frame: Any = sys._getframe(1)
+    while frame is not None and _is_library(frame.f_code.co_filename):
+        if frame.f_code.co_name == "_worker_loop":
+            return None
+        frame = frame.f_back
+    return None if frame is None else _where(frame)
+
+
 def _caller_site(depth: int) -> Optional[str]:
     """The site of the frame ``depth`` levels up, when it is the user's code (else None: a
     library's own seeding, such as a DataLoader worker's, is a consequence, not a cause)."""
@@ -200,7 +212,10 @@ def _torch_target(generator: Any, device: Any) -> Optional[tuple[str, Callable[[
         if key is None:
             return None
         return key, functools.partial(_torch_state, generator)
-    if device is not None and getattr(device, "type", str(device).split(":")[0]) == "cuda":
+    kind = None if device is None else getattr(device, "type", str(device).split(":")[0])
+    if kind not in (None, "cpu", "cuda"):
+        return None  # MPS, XPU, ...: their generators are not traced
+    if kind == "cuda":
         index = getattr(device, "index", None)
         if index is None:
             index = torch.cuda.current_device()
@@ -262,7 +277,7 @@ def _wrap_seed(
     def seed(*args: Any, **kwargs: Any) -> Any:
         result = fn(*args, **kwargs)
         if _recording():
-            site = _caller_site(1)
+            site = _seed_site()
             target = key_of() if site is not None else None  # the user's, not a library's
             if target is not None:
                 _state["busy"] = True
