@@ -557,6 +557,9 @@ def _install_data(torch: Any) -> None:
             seeds = [self._base_seed + i for i in range(loader.num_workers)]
             workers = _stream(key + " workers", {"type": "DataLoader workers", "loader": key})
             _event(workers, "worker seeds", _site(), _digest(repr(seeds).encode()))
+        identity = _state.get("identity")
+        if identity is not None:  # the workers, started next, come after these draws
+            identity["seq"] = _seq[0]
 
     base.__init__ = iter_init
 
@@ -612,10 +615,12 @@ def _install_data(torch: Any) -> None:
         }
         original = worker._worker_loop
         worker._worker_loop = functools.partial(_worker_main, identity)  # picklable (spawn)
+        _state["identity"] = identity
         try:
             multi_init(self, loader)
         finally:
             worker._worker_loop = original
+            _state["identity"] = None
 
     multi.__init__ = multi_init_
 
