@@ -47,12 +47,22 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         usage="seedlint verify [options] -- python train.py ARGS... | -- -m module ARGS...",
     )
-    parser.add_argument("--runs", type=int, default=2, help="how many runs to compare (>= 2)")
     parser.add_argument(
-        "--steps", type=int, default=None, help="stop each run after K batches from its loaders"
+        "--runs", type=int, default=2, metavar="N", help="how many runs to compare (>= 2)"
     )
     parser.add_argument(
-        "--timeout", type=float, default=600.0, help="seconds each run may take (default 600)"
+        "--steps",
+        type=int,
+        default=None,
+        metavar="K",
+        help="stop each run after K batches from its loaders",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="seconds each run may take (default 600)",
     )
     parser.add_argument("--output-format", choices=FORMATS, default="full", help="report format")
     return parser
