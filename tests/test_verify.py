@@ -125,7 +125,9 @@ def test_tracer_imports_nothing_of_seedlint() -> None:
             assert node.level == 0
             names.add((node.module or "").split(".")[0])
     assert "seedlint" not in names
-    assert names <= set(sys.stdlib_module_names) | {"__future__"}
+    stdlib = getattr(sys, "stdlib_module_names", None)  # Python 3.10 and newer
+    if stdlib is not None:
+        assert names <= set(stdlib) | {"__future__"}
 
 
 def test_unseeded_random_in_a_module_and_user_pythonpath(tmp_path: Path) -> None:

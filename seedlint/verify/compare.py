@@ -329,7 +329,7 @@ def explain(runs: Sequence[Run], d: Divergence) -> Optional[Finding]:
         return None
     worker = meta.get("worker")
     if worker is not None and kind in ("torch", "random", "np.random"):
-        message += f" (in worker {worker.get('id')} of the DataLoader)"
+        message += " (in the DataLoader's workers)"
     created = meta.get("created")
     if kind == "DataLoader workers":
         created = (runs[0].streams.get(meta.get("loader", "")) or {}).get("created")

@@ -160,6 +160,12 @@ def _event(key: str, kind: str, site: Optional[str], digest: str) -> None:
         _events.append([_seq[0], key, kind, site, digest])
 
 
+def _seeded_at(key: str, site: str) -> None:
+    sites = _streams[key].setdefault("seeded", [])
+    if site not in sites and len(sites) < 100:
+        sites.append(site)
+
+
 def _new_key(kind: str, site: Optional[str]) -> str:
     base = f"{kind}@{site}"
     n = _site_counts.get(base, 0)
@@ -283,7 +289,7 @@ def _wrap_seed(
                 _state["busy"] = True
                 try:
                     _event(target[0], kind, site, target[1]())
-                    _streams[target[0]].setdefault("seeded", []).append(site)
+                    _seeded_at(target[0], site)
                 finally:
                     _state["busy"] = False
         return result
@@ -387,7 +393,7 @@ def _install_generator(torch: Any) -> None:
             _state["busy"] = True
             try:
                 _event(key, kind, site, _torch_state(self))
-                _streams[key].setdefault("seeded", []).append(site)
+                _seeded_at(key, site)
             finally:
                 _state["busy"] = False
 
