@@ -285,7 +285,7 @@ def _wrap_seed(
         if _recording():
             site = _seed_site()
             target = key_of() if site is not None else None  # the user's, not a library's
-            if target is not None:
+            if site is not None and target is not None:
                 _state["busy"] = True
                 try:
                     _event(target[0], kind, site, target[1]())
