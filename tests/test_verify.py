@@ -170,6 +170,20 @@ def test_parameters_that_differ_while_streams_match(tmp_path: Path) -> None:
     assert "does not come from seeding" in result.stdout
 
 
+def test_what_the_program_pickles_never_refers_to_the_tracer(tmp_path: Path) -> None:
+    """A checkpoint written under verify loads without it: a traced torch.Generator pickles as
+    a plain one (with its state)."""
+    (tmp_path / "prog.py").write_text(
+        "import pickle\n\nimport torch\n\ng = torch.Generator().manual_seed(3)\n"
+        "data = pickle.dumps(g)\nassert b'_seedlint_tracer' not in data, data\n"
+        "copy = pickle.loads(data)\nassert type(copy) is torch._C.Generator\n"
+        "assert torch.equal(copy.get_state(), g.get_state())\n"
+        "assert isinstance(torch.default_generator, torch.Generator)\n"
+    )
+    result = verify("--", "python", "prog.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+
+
 def test_a_failing_program_exits_2_with_its_stderr(tmp_path: Path) -> None:
     (tmp_path / "prog.py").write_text("raise RuntimeError('boom in the program')\n")
     result = verify("--", "python", "prog.py", cwd=tmp_path)

@@ -397,6 +397,11 @@ def _install_generator(torch: Any) -> None:
             finally:
                 _state["busy"] = False
 
+        def __reduce__(self) -> Any:
+            # pickled (a checkpoint, a spawned worker's dataset) as a plain torch.Generator, so
+            # that what the program writes never refers to the tracer
+            return (base, *super().__reduce__()[1:])
+
         def manual_seed(self, seed: Any) -> Any:
             result = super().manual_seed(seed)
             self._seeded("manual_seed")
