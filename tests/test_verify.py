@@ -170,15 +170,18 @@ def test_parameters_that_differ_while_streams_match(tmp_path: Path) -> None:
     assert "does not come from seeding" in result.stdout
 
 
-def test_what_the_program_pickles_never_refers_to_the_tracer(tmp_path: Path) -> None:
-    """A checkpoint written under verify loads without it: a traced torch.Generator pickles as
-    a plain one (with its state)."""
+def test_the_tracer_leaves_what_the_program_can_do(tmp_path: Path) -> None:
+    """A checkpoint written under verify loads without it (a traced torch.Generator pickles as
+    a plain one, with its state), and TorchScript still compiles the functions it wraps."""
     (tmp_path / "prog.py").write_text(
         "import pickle\n\nimport torch\n\ng = torch.Generator().manual_seed(3)\n"
         "data = pickle.dumps(g)\nassert b'_seedlint_tracer' not in data, data\n"
         "copy = pickle.loads(data)\nassert type(copy) is torch._C.Generator\n"
         "assert torch.equal(copy.get_state(), g.get_state())\n"
         "assert isinstance(torch.default_generator, torch.Generator)\n"
+        "\n\n@torch.jit.script\ndef noisy(x: torch.Tensor) -> torch.Tensor:\n"
+        "    return torch.nn.functional.dropout(x, 0.5) + torch.rand(2)\n\n\n"
+        "print(noisy(torch.ones(2)))\n"
     )
     result = verify("--", "python", "prog.py", cwd=tmp_path)
     assert result.returncode == 0, result.stderr

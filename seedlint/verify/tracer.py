@@ -136,7 +136,16 @@ def _digest(data: bytes) -> str:
 
 
 # -- recording ----------------------------------------------------------------------------------
+def _never() -> bool:
+    return False
+
+
+_compiling: list[Callable[[], bool]] = [_never]  # torch.compiler.is_compiling, once torch is in
+
+
 def _recording() -> bool:
+    if _compiling[0]():  # inside torch.compile's tracing: call through, record nothing
+        return False
     return bool(_state["on"]) and not _state["busy"] and os.getpid() == _state["pid"]
 
 
@@ -325,16 +334,37 @@ TENSOR_DRAWS = (
 DROPOUTS = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout")
 
 
+def _same(fn: Any) -> Any:
+    return fn
+
+
+def _jit_builtins(torch: Any) -> dict[int, str]:
+    """TorchScript's table of builtin functions (id -> op), built before the tracer replaces
+    any (so that it holds torch's own), or an empty dict where it cannot be had."""
+    try:
+        table: dict[int, str] = torch.jit._builtins._get_builtin_table()
+        return table
+    except Exception:
+        return {}
+
+
 def _install_torch(torch: Any) -> None:
     if "torch" in _installed:
         return
     _installed.add("torch")
     _torch[0] = torch
     _library.append(os.path.dirname(torch.__file__) + os.sep)
+    compiler = getattr(torch, "compiler", None)
+    _compiling[0] = getattr(compiler, "is_compiling", None) or _never
+    builtins = _jit_builtins(torch)
     for name in TORCH_DRAWS:
         fn = getattr(torch, name, None)
         if fn is not None:
-            setattr(torch, name, _wrap_torch_draw(fn, name))
+            wrapper = _wrap_torch_draw(fn, name)
+            setattr(torch, name, wrapper)
+            op = builtins.get(id(fn))
+            if op is not None:  # TorchScript still compiles `torch.rand(...)` to its op
+                builtins[id(wrapper)] = op
     for name in TENSOR_DRAWS:
         fn = getattr(torch.Tensor, name, None)
         if fn is not None:
@@ -343,7 +373,9 @@ def _install_torch(torch: Any) -> None:
     for name in DROPOUTS:
         fn = getattr(functional, name, None)
         if fn is not None:
-            setattr(functional, name, _wrap_dropout(fn, name))
+            wrapper = _wrap_dropout(fn, name)
+            wrapper.__prepare_scriptable__ = functools.partial(_same, fn)  # type: ignore[attr-defined]
+            setattr(functional, name, wrapper)
 
     def global_torch() -> tuple[str, Callable[[], str]]:
         key = _stream("torch", {"type": "torch", "created": None})
