@@ -38,7 +38,7 @@ from seedlint.run.files import FileTask, attach_edits, check_files, fix_files, r
 from seedlint.run.pool import default_jobs
 from seedlint.run.summaries import ProjectSetup
 
-SUBCOMMANDS = ("check", "rule", "rules", "clean", "server")
+SUBCOMMANDS = ("check", "rule", "rules", "clean", "server", "verify")
 INVALID_CODE = InvalidFile.code
 
 
@@ -204,11 +204,16 @@ def build_parser() -> argparse.ArgumentParser:
     clean = sub.add_parser("clean", help="remove the cache folder")
     clean.add_argument("--cache-dir", type=Path, default=os.environ.get("SEEDLINT_CACHE_DIR"))
     sub.add_parser("server", help="run the language server (LSP) over standard input and output")
+    sub.add_parser("verify", help="run a program twice and show which random stream differs")
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["verify"]:  # its own options, and the program after `--`
+        from seedlint import verify
+
+        return verify.main(args_list[1:])
     if not args_list or (
         args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")
     ):

@@ -172,10 +172,33 @@ FORBIDDEN_ATTRIBUTES = {
 }
 
 
+# `seedlint verify` runs the user's program, only when asked (docs/verify.md): it is the one part
+# of seedlint that starts processes and imports at run time, and it is held apart below.
+VERIFY = SOURCE / "verify"
+
+
 def source_files() -> list[Path]:
-    files = sorted(SOURCE.rglob("*.py"))
+    files = sorted(p for p in SOURCE.rglob("*.py") if VERIFY not in p.parents)
     assert len(files) > 10
     return files
+
+
+def test_only_the_verify_command_reaches_the_code_that_runs_programs() -> None:
+    """Nothing but cli.py imports seedlint.verify, and cli.py only inside a function (the
+    `verify` dispatch): checking, fixing, the server and the flake8 plugin never load it."""
+    importers = []
+    for path in source_files():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        top_level = set(map(id, tree.body))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            if any(n == "seedlint.verify" or n.startswith("seedlint.verify.") for n in names):
+                importers.append((path.name, id(node) in top_level))
+    assert importers == [("cli.py", False)]
 
 
 def parents(tree: ast.AST) -> dict[int, ast.AST]:
