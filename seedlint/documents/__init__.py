@@ -84,7 +84,7 @@ class NotebookDocument:
         from seedlint.documents.notebook import to_cell
 
         program = self.program if text is None else text
-        return to_cell(finding, split(program, self.notebook.tag).rows)
+        return to_cell(finding, split(program, self.notebook.tag).rows, self.notebook.margins)
 
     def to_bytes(self, new_text: str) -> Optional[bytes]:
         """The notebook with the changed cells written back, or None when it cannot be."""

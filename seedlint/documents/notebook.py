@@ -149,6 +149,7 @@ class Notebook:
     python: bool = True
     masks: list[str] = field(default_factory=list)
     broken: frozenset[int] = frozenset()  # cells left out of the program: they do not parse
+    margins: dict[int, str] = field(default_factory=dict)  # indentation IPython takes off
 
     @cached_property
     def tag(self) -> str:
@@ -163,18 +164,75 @@ class Notebook:
         of their code and a fix never changes them."""
         self.masks = []
         self.broken = frozenset(broken)
+        self.margins = {}
         parts = []
         for cell in self.cells:
             parts.append(f"{_boundary(self.tag)} {cell.index}\n")
-            masked = mask_cell(cell.source, self.masks, self.tag, whole=cell.index in broken)
+            source = self._dedented(cell)
+            masked = mask_cell(source, self.masks, self.tag, whole=cell.index in broken)
             if masked and not masked.endswith(("\n", "\r")):
                 masked += "\n"
             parts.append(masked)
         return "".join(parts)
 
+    def _dedented(self, cell: Cell) -> str:
+        """The cell's source without the indentation all its lines share (IPython takes it
+        off before running the cell); the margin is kept in :attr:`margins`."""
+        margin = _margin(cell.source)
+        if not margin:
+            return cell.source
+        self.margins[cell.index] = margin
+        return dedent_lines(cell.source, margin)
+
     def cell_programs(self) -> list[tuple[int, str]]:
         """Each code cell alone, its IPython syntax masked: what Jupyter compiles for it."""
-        return [(cell.index, mask_cell(cell.source, [], self.tag)) for cell in self.cells]
+        return [
+            (cell.index, mask_cell(dedent_lines(cell.source, _margin(cell.source)), [], self.tag))
+            for cell in self.cells
+        ]
+
+
+def _margin(source: str) -> str:
+    """The indentation that every line of ``source`` with text on it starts with."""
+    margin: Optional[str] = None
+    for line in _lines(source):
+        body = _strip_newline(line)
+        if not body.strip():
+            continue
+        indent = body[: len(body) - len(body.lstrip(" \t"))]
+        if margin is None:
+            margin = indent
+        else:
+            common = 0
+            while common < min(len(margin), len(indent)) and margin[common] == indent[common]:
+                common += 1
+            margin = margin[:common]
+        if not margin:
+            return ""
+    return margin or ""
+
+
+def dedent_lines(source: str, margin: str) -> str:
+    """``source`` with ``margin`` taken off each line (a blank line loses its spaces)."""
+    if not margin:
+        return source
+    out = []
+    for line in _lines(source):
+        body = _strip_newline(line)
+        if body.startswith(margin):
+            out.append(line[len(margin) :])
+        elif not body.strip():
+            out.append(line[len(body) :])
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def indent_lines(source: str, margin: str) -> str:
+    """``source`` with ``margin`` put back before each line with text on it."""
+    if not margin:
+        return source
+    return "".join(margin + line if line.strip() else line for line in _lines(source))
 
 
 def load(raw: bytes) -> Notebook:
@@ -264,16 +322,21 @@ def split(program: str, tag: str = "") -> Split:
     return Split(order, {cell: "".join(lines) for cell, lines in parts.items()}, rows)
 
 
-def to_cell(finding: Finding, rows: list[tuple[int, int]]) -> Finding:
-    """A program finding as a notebook finding: ``cell`` set, rows counted in the cell."""
+def to_cell(
+    finding: Finding, rows: list[tuple[int, int]], margins: Optional[dict[int, str]] = None
+) -> Finding:
+    """A program finding as a notebook finding: ``cell`` set, rows counted in the cell, and
+    columns counted in the cell's own lines (``margins``: the indentation taken off each
+    cell's lines in the program)."""
     last = len(rows) - 1
     if last < 1:
         return replace(finding, cell=None)
     cell, row = rows[min(max(finding.row, 1), last)]
     end_cell, end_row = rows[min(max(finding.end_row, 1), last)]
-    end_col = finding.end_col
+    shift = len((margins or {}).get(cell, ""))
+    col, end_col = finding.col + shift, finding.end_col + shift
     if end_cell != cell:
-        end_row, end_col = row, finding.col
+        end_row, end_col = row, col
     noqa_rows = tuple(
         rows[r][1] for r in finding.noqa_rows if 1 <= r <= last and rows[r][0] == cell
     )
@@ -281,6 +344,7 @@ def to_cell(finding: Finding, rows: list[tuple[int, int]]) -> Finding:
         finding,
         cell=cell or None,
         row=row,
+        col=col,
         end_row=end_row,
         end_col=end_col,
         noqa_rows=noqa_rows,
@@ -301,7 +365,10 @@ def render_program(notebook: Notebook, program: str, new_program: str) -> Option
     sources = _after_magics(
         notebook.cells,
         [
-            unmask(new_split.texts.get(cell.index, ""), notebook.masks, notebook.tag)
+            indent_lines(
+                unmask(new_split.texts.get(cell.index, ""), notebook.masks, notebook.tag),
+                notebook.margins.get(cell.index, ""),
+            )
             for cell in notebook.cells
         ],
         notebook.broken,

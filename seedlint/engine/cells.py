@@ -107,6 +107,9 @@ def cell_findings(parsed: Parsable, chosen: Selection, suppress: bool = True) ->
         lines = [_strip(line) for line in cell_lines(sources.get(index, ""))] or [""]
         row = min(max(error.row, 1), len(lines))
         col = error.col if row == error.row else 0
+        margin = document.notebook.margins.get(index, "")
+        if lines[row - 1].startswith(margin):
+            col += len(margin)  # the cell was parsed without the indentation all its lines share
         if suppress and line_suppresses(lines[row - 1], INVALID_FILE):
             continue
         finding = InvalidFile.finding(document.display, error.message, row, col)

@@ -410,7 +410,7 @@ def _edits_in(
         if cells is None:
             found[identity(item.finding)] = edits
             continue
-        located = to_cell(item.finding, cells.rows)
+        located = to_cell(item.finding, cells.rows, cells.margins)
         in_cell = cells.edits(edits, located.cell)
         if in_cell is not None:
             found[identity(located)] = in_cell
@@ -423,6 +423,7 @@ class _CellRows:
     def __init__(self, document: NotebookDocument) -> None:
         program = split(document.text, document.notebook.tag)
         self.rows = program.rows
+        self.margins = document.notebook.margins
         self.lines = [line.rstrip("\r\n") for line in document.text.splitlines()]
         self.real: dict[int, list[str]] = {
             cell.index: [line.rstrip("\r\n") for line in cell.source.splitlines()]
