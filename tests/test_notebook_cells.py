@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -234,3 +236,28 @@ def test_a_uniformly_indented_cell_runs_as_ipython_runs_it() -> None:
     fixed = fix_bytes(raw, "n.ipynb", Settings(), unsafe=False)
     lines = source(cells(fixed.new_raw)[0]).splitlines()
     assert lines[0] == "  import torch" and all(x.startswith("  ") for x in lines if x)
+
+
+@pytest.mark.skipif(shutil.which("flake8") is None, reason="flake8 is not installed")
+def test_flake8_given_a_notebook_reports_its_cells(tmp_path: Path) -> None:
+    shutil.copy(CELLS / "broken_middle.ipynb", tmp_path / "nb.ipynb")
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "RNG", "--filename", "*.ipynb", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    lines = proc.stdout.splitlines()
+    text = (tmp_path / "nb.ipynb").read_text().splitlines()
+    got = []
+    for line in lines:
+        _, row, col, rest = line.split(":", 3)
+        code, where = rest.split()[:2]
+        got.append((code, where))
+        if code == "RNG001":  # the .ipynb line that holds the cell's line, at the call
+            assert text[int(row) - 1][int(col) - 1 :].startswith("DataLoader"), line
+    assert got == [("RNG001", "cell"), ("RNG000", "cell"), ("RNG001", "cell")], proc.stdout
+    assert [line.split(" cell ")[1].split(":")[0] for line in lines] == ["3", "5", "7"]
+    (broken,) = [line for line in lines if "RNG000" in line]
+    row = int(broken.split(":")[1])
+    assert '"criterion =' in text[row - 1]

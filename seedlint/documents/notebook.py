@@ -474,6 +474,47 @@ def _members(text: str, index: int) -> tuple[list[tuple[str, int, int]], int]:
         index = _skip(text, index + 1)
 
 
+def cell_lines_in_file(text: str) -> dict[int, tuple[bool, list[tuple[int, int]]]]:
+    """For each cell of the notebook ``text`` (1-based, counting every cell): whether its
+    source is a list of lines, and the (1-based line, 0-based column) in the ``.ipynb`` where
+    each source line's JSON string starts (one entry when the source is a single string).
+    Raises ValueError or IndexError when the text is not a notebook's JSON."""
+    result: dict[int, tuple[bool, list[tuple[int, int]]]] = {}
+    for cell, (start, end) in source_spans(text).items():
+        offsets = [start]
+        if text[start] == "[":
+            offsets = []
+            index = _skip(text, start + 1)
+            while index < end and text[index] != "]":
+                offsets.append(index)
+                _, index = _DECODER.raw_decode(text, index)
+                index = _skip(text, index)
+                if text[index] == ",":
+                    index = _skip(text, index + 1)
+        positions = []
+        for offset in offsets or [start]:
+            line_start = text.rfind("\n", 0, offset) + 1
+            positions.append((text.count("\n", 0, offset) + 1, offset - line_start))
+        result[cell] = (text[start] == "[" and bool(offsets), positions)
+    return result
+
+
+def file_position(
+    cells: dict[int, tuple[bool, list[tuple[int, int]]]], cell: int, row: int, col: int
+) -> tuple[int, int]:
+    """The 1-based line and column in the ``.ipynb`` of a cell's row and 0-based column (the
+    column counts from the start of the line's JSON string, so escapes may shift it)."""
+    found = cells.get(cell)
+    if not found:
+        return 1, 1  # the file, when its cells cannot be found again
+    is_list, positions = found
+    if not is_list:  # one string: the whole cell is on one line; its first row is exact
+        line, start = positions[0]
+        return line, start + 2 + (col if row == 1 else -1)
+    line, start = positions[min(max(row, 1), len(positions)) - 1]
+    return line, start + 2 + col
+
+
 def source_spans(text: str) -> dict[int, tuple[int, int]]:
     """Cell index (1-based) -> the span of its ``"source"`` value in the notebook's text."""
     top, _ = _members(text, _skip(text, 0))
