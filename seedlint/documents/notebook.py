@@ -4,13 +4,17 @@ The program is every code cell's source, each after a boundary comment line of i
 (``# seedlint-cell-boundary N``, N the 1-based index of the cell among *all* cells, markdown
 included). Findings are mapped back to ``cell N`` and a row counted from the cell's first line.
 
-IPython syntax that is not Python is masked line by line before parsing: line magics
-(``%time``), shell escapes (``!pip``), help lines (``obj?``, ``?obj``), ``x = !cmd`` /
-``x = %magic`` assignments, backslash continuations of those, and whole cells whose cell magic
-does not run Python (``%%bash``, ``%%writefile``). A masked line becomes ``pass`` at the same
-indentation (so a block that holds only a magic still parses) followed by a numbered comment
-(``pass  # seedlint-magic 3``; a continuation line becomes the comment alone), and no line
-moves: rows stay the cell's rows, and columns on every other line are untouched.
+IPython syntax that is not Python is masked line by line before parsing, where IPython's
+input transformer sees it (:mod:`seedlint.documents.ipython`: a line magic, shell escape, help
+or auto-call at the start of a logical line, with its backslash continuations; ``x = !cmd`` /
+``x = %magic``; help at the end, ``obj?``), and whole cells whose cell magic does not run Python
+(``%%bash``, ``%%writefile``). A masked line becomes ``pass`` at the same indentation (so a block
+that holds only a magic still parses) followed by a numbered comment (``pass  # seedlint-magic
+3``; a continuation line becomes the comment alone), and no line moves: rows stay the cell's
+rows, and columns on every other line are untouched. A cell whose lines all share an indentation
+is read without it, as IPython reads it (:attr:`Notebook.margins`; columns are given back in
+:func:`to_cell`). A cell that does not parse is masked whole (``Notebook.program(broken)``),
+which keeps its rows and leaves none of its code to check or to fix.
 
 ``--fix`` fixes the program with the fixers' ``fix_text``, splits the result back at the boundary
 comments (a line a fix inserts belongs to the cell where it appears), restores the masked lines,
