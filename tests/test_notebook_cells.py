@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from seedlint import report
 from seedlint.config import Settings
 from seedlint.documents import ipython
 from seedlint.documents.notebook import source_spans
@@ -93,7 +94,9 @@ def test_a_broken_cell_is_one_finding_that_points_into_it() -> None:
     assert line.startswith("criterion =")
 
 
-def test_the_cli_reports_the_cells_in_every_format(tmp_path: Path) -> None:
+def test_the_cli_reports_the_cells_in_every_format(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for path in NOTEBOOKS:
         shutil.copy(path, tmp_path / path.name)
     want = {(path.name, *e) for path in NOTEBOOKS for e in expected(path)}
@@ -108,39 +111,29 @@ def test_the_cli_reports_the_cells_in_every_format(tmp_path: Path) -> None:
     ).stdout
     assert "broken_last.ipynb:cell 4:4:19: RNG000 SyntaxError: '(' was never closed" in concise
     assert "broken_last.ipynb:cell 3:1:10: RNG001" in concise
-    full = run_seedlint("check", "--no-cache", "broken_last.ipynb", cwd=tmp_path).stdout
-    assert " --> broken_last.ipynb:cell 4:4:19" in full
-    lines = run_seedlint(
-        "check", "--no-cache", "--output-format", "json-lines", "broken_last.ipynb", cwd=tmp_path
-    ).stdout
-    assert {(json.loads(x)["cell"], json.loads(x)["code"]) for x in lines.splitlines()} == {
+    # The other formats, from the same findings (each format's own tests run the CLI).
+    monkeypatch.chdir(tmp_path)
+    raw = (tmp_path / "broken_last.ipynb").read_bytes()
+    findings = check_bytes(raw, "broken_last.ipynb", Settings(root=tmp_path)).findings
+    assert " --> broken_last.ipynb:cell 4:4:19" in report.full(findings, {})
+    lines = report.json_lines(findings).splitlines()
+    assert {(json.loads(x)["cell"], json.loads(x)["code"]) for x in lines} == {
         (4, "RNG000"),
         (3, "RNG001"),
     }
     # The CI formats point at the .ipynb line that holds the cell's line.
-    raw = (tmp_path / "broken_last.ipynb").read_text()
     json_line = next(
-        n for n, text in enumerate(raw.splitlines(), 1) if '"results = evaluate(' in text
+        n for n, text in enumerate(raw.decode().splitlines(), 1) if '"results = evaluate(' in text
     )
-    github = run_seedlint(
-        "check", "--no-cache", "--output-format", "github", "broken_last.ipynb", cwd=tmp_path
-    ).stdout
+    github = report.github(findings)
     assert any(
         "RNG000" in x and f"line={json_line}," in x and "cell 4" in x for x in github.splitlines()
     ), github
-    sarif = json.loads(
-        run_seedlint(
-            "check", "--no-cache", "--output-format", "sarif", "broken_last.ipynb", cwd=tmp_path
-        ).stdout
-    )
+    sarif = json.loads(report.sarif(findings))
     (result,) = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "RNG000"]
     assert result["properties"]["cell"] == 4
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == json_line
-    gitlab = json.loads(
-        run_seedlint(
-            "check", "--no-cache", "--output-format", "gitlab", "broken_last.ipynb", cwd=tmp_path
-        ).stdout
-    )
+    gitlab = json.loads(report.gitlab(findings))
     (issue,) = [i for i in gitlab if i["check_name"] == "RNG000"]
     assert issue["location"]["lines"]["begin"] == json_line and "cell 4" in issue["description"]
 
@@ -185,8 +178,8 @@ def test_fix_never_touches_a_broken_cell(tmp_path: Path, path: Path) -> None:
     assert outside_sources(after) == outside_sources(before)
     remaining = check_bytes(after, path.name, Settings()).findings
     assert [f.code for f in remaining] == ["RNG000"]
-    again = run_seedlint("check", "--no-cache", "--fix", path.name, cwd=tmp_path)
-    assert again.returncode == 1 and target.read_bytes() == after  # a second --fix: nothing
+    again = fix_bytes(after, path.name, Settings(root=tmp_path), unsafe=False)
+    assert again.new_raw is after and again.fixed == []  # a second --fix: nothing
 
 
 def test_an_import_a_fix_puts_above_a_broken_first_cell_goes_to_the_next_cell() -> None:

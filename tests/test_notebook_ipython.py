@@ -144,7 +144,7 @@ PIECES = [
 
 
 @pytest.mark.skipif(not HAS_IPYTHON, reason="IPython is not installed")
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(PIECES), min_size=1, max_size=8),
     st.booleans(),
