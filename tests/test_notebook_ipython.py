@@ -140,6 +140,10 @@ PIECES = [
     "lambda: %x",
     "x = 1; y?",
     "f'{x!r}?'",
+    "x = \\",
+    "  %time f()",
+    "y != 2",
+    "x = '%d' % y",
 ]
 
 
@@ -158,3 +162,4 @@ def test_our_rules_agree_with_ipython(pieces: list[str], newline: bool, indent: 
     assume(theirs is not None)  # IPython itself failed on the cell (an inconsistent dedent)
     assert theirs is not None
     assert answer(own_syntax(source)) == answer(theirs), source
+    assert answer(ipython.syntax(source)) == answer(theirs), source  # with its quick look

@@ -382,7 +382,16 @@ def own_syntax(source: str) -> Syntax:
     return _syntax(source, _own_dedent, _own_step)
 
 
+# What every piece of IPython syntax needs (a cell with none of it has none): an escape at
+# the start of a physical line (a logical line starts there), a `?`, or `=` then `%` or `!`.
+_MAY_HAVE_SYNTAX = re.compile(
+    r"(?:^|\r)[ \t\f]*[%!?,;/]|\?|=(?:[ \t\f]|\\(?:\r\n|\r|\n))*[%!]", re.MULTILINE
+)
+
+
 def syntax(source: str) -> Syntax:
     """The cell's IPython syntax: IPython's answer where it is installed, else ours."""
+    if not _MAY_HAVE_SYNTAX.search(source):
+        return Syntax()  # most cells: nothing to tokenize
     found = ipython_syntax(source)
     return found if found is not None else own_syntax(source)
