@@ -9,6 +9,7 @@ checks that both answers name the same lines.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -148,7 +149,14 @@ PIECES = [
 
 
 @pytest.mark.skipif(not HAS_IPYTHON, reason="IPython is not installed")
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    # derandomized so that CI is repeatable, as tests/test_properties.py; more with the variables
+    max_examples=int(os.environ.get("SEEDLINT_PROPERTY_EXAMPLES") or 100),
+    deadline=None,
+    derandomize=not os.environ.get("SEEDLINT_FUZZ"),
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 @given(
     st.lists(st.sampled_from(PIECES), min_size=1, max_size=8),
     st.booleans(),
