@@ -25,14 +25,13 @@ generated cells. Both answer in the cell's own lines: which lines a piece of syn
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 import textwrap
 import tokenize
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 ESCAPES = frozenset({"%", "!", "?", ",", ";", "/"})
 LOOP_LIMIT = 500  # IPython's TRANSFORM_LOOP_LIMIT
@@ -164,9 +163,11 @@ def ipython_module() -> Optional[Any]:
     global _IPYTHON
     if _IPYTHON is None:
         try:
-            _IPYTHON = importlib.import_module("IPython.core.inputtransformer2")
+            from IPython.core import inputtransformer2  # type: ignore[import-not-found,unused-ignore]
         except Exception:  # not installed, or broken: our own rules answer
             _IPYTHON = False
+        else:
+            _IPYTHON = cast(Any, inputtransformer2)
     return _IPYTHON or None
 
 
