@@ -37,7 +37,8 @@ from typing import Any, Optional
 from seedlint import __version__
 from seedlint.config import ConfigError, Settings, SettingsResolver
 from seedlint.core import Finding
-from seedlint.engine.check import REPORT, Checked, check_text, collector_paused
+from seedlint.documents.notebook import cell_lines_in_file, file_position
+from seedlint.engine.check import REPORT, Checked, check_bytes, check_text, collector_paused
 from seedlint.engine.deep import deeply
 from seedlint.engine.noqa import line_suppresses
 from seedlint.engine.selection import check_selectors, selection
@@ -124,6 +125,9 @@ class SeedlintChecker:
             yield 1, 0, message, type(self)
             return
         text = "".join(self.lines)
+        if self.filename.endswith(".ipynb"):
+            yield from self._notebook(text, settings)
+            return
         # The engine's pre-filter (Selection.may_fire), on the text flake8 has already decoded,
         # with the project's loader names that no loader word finds (as the CLI's run).
         raw = text.encode("utf-8", "surrogatepass")
@@ -150,6 +154,28 @@ class SeedlintChecker:
                 continue  # silenced on the last line of a multi-line call, as the CLI reads it
             # flake8: row 1-based, column 0-based (it prints column + 1), in characters.
             yield finding.row, finding.col, f"{finding.code} {finding.message}", type(self)
+
+    def _notebook(self, text: str, settings: Settings) -> Iterator[Result]:
+        """A notebook flake8 was given as it is (``--filename '*.ipynb'``): its code cells are
+        checked as ``seedlint check`` checks them (a cell that does not parse is one RNG000
+        and the other cells are still checked), each finding reported at the line of the
+        ``.ipynb`` that holds its cell's line, its cell and position in the cell first in the
+        message (where flake8 reads ``# noqa`` too)."""
+        raw = text.encode("utf-8", "surrogatepass")
+        with collector_paused():
+            findings = check_bytes(raw, self.filename, settings).release()
+        try:
+            places = cell_lines_in_file(text)
+        except (ValueError, IndexError):
+            places = {}
+        for finding in findings:
+            row, col = finding.row, finding.col
+            where = ""
+            if finding.cell is not None:
+                row, column = file_position(places, finding.cell, finding.row, finding.col)
+                col = column - 1
+                where = f"cell {finding.cell}:{finding.row}:{finding.col + 1}: "
+            yield row, col, f"{finding.code} {where}{finding.message}", type(self)
 
     def _hidden_loaders(self, settings: Settings) -> frozenset[str]:
         """The project's loader names that no loader word finds (none for standard input)."""

@@ -22,8 +22,10 @@ current version, when a client asks for code actions, and the fix's edits (libcs
 for the findings at the cursor only. A buffer whose text did not change (a save, a repeated
 change) is not checked again.
 
-Only Python buffers are checked (``.py``, ``.pyi``, or the ``python`` language id); notebooks
-are left to ``seedlint check``.
+Python buffers are checked (``.py``, ``.pyi``, or the ``python`` language id), and a notebook
+open as its JSON text (``.ipynb``): its code cells as ``seedlint check`` checks them (a cell that
+does not parse is one RNG000, the other cells still checked), each diagnostic on the JSON line
+that holds its cell's line, its cell first in the message, and only the fix-all action.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from seedlint import __version__
 from seedlint.config import CONFIG_FILES, ConfigError, Settings, SettingsResolver
 from seedlint.core import Edit, Finding
 from seedlint.documents import DecodeError, Source
+from seedlint.documents.notebook import cell_lines_in_file, file_position
 from seedlint.engine.check import Checked, Flagged, check_bytes, collector_paused, with_fix
 from seedlint.engine.fix import Identity, edits_for, fix_bytes, identity
 from seedlint.engine.noqa import LINE_NOQA
@@ -92,6 +95,25 @@ class Linted:
     _flagged: dict[int, Flagged] = field(default_factory=dict, repr=False)  # by id(finding)
     _fixed: dict[int, Finding] = field(default_factory=dict, repr=False)
     _edits: dict[Identity, tuple[Edit, ...]] = field(default_factory=dict, repr=False)
+    _cells: Optional[dict[int, tuple[bool, list[tuple[int, int]]]]] = field(
+        default=None, repr=False
+    )
+
+    @property
+    def notebook(self) -> bool:
+        """A notebook's JSON, open as text: its findings count rows in their cells."""
+        return self.display.endswith(".ipynb")
+
+    def file_position(self, cell: int, row: int, col: int) -> tuple[int, int]:
+        """A notebook finding's cell row and column as the buffer's 1-based row and 0-based
+        column (the line of the JSON that holds the cell's line)."""
+        if self._cells is None:
+            try:
+                self._cells = cell_lines_in_file(self.text)
+            except (ValueError, IndexError):
+                self._cells = {}
+        line, column = file_position(self._cells, cell, row, col)
+        return line, column - 1
 
     def keep(self, checked: Checked) -> None:
         """Keep the check's facts and violations, for :meth:`fixed`."""
@@ -395,9 +417,16 @@ class SeedlintServer(LanguageServer):
 
     def diagnostic(self, linted: Linted, finding: Finding) -> types.Diagnostic:
         data: dict[str, Any] = {"noqa_rows": list(finding.noqa_rows)}
+        where = (finding.row, finding.col, finding.end_row, finding.end_col)
+        message = finding.message
+        if finding.cell is not None:  # a notebook's JSON: the line that holds the cell's line
+            row, col = linted.file_position(finding.cell, finding.row, finding.col)
+            end_row, end_col = linted.file_position(finding.cell, finding.end_row, finding.end_col)
+            where = (row, col, end_row, end_col) if end_row == row else (row, col, row, col)
+            message = f"cell {finding.cell}:{finding.row}:{finding.col + 1}: {message}"
         return types.Diagnostic(
-            range=self.range(linted, finding.row, finding.col, finding.end_row, finding.end_col),
-            message=finding.message,
+            range=self.range(linted, *where),
+            message=message,
             severity=types.DiagnosticSeverity.Warning,
             code=finding.code,
             code_description=types.CodeDescription(href=rule_url(finding.code)),
@@ -431,6 +460,8 @@ class SeedlintServer(LanguageServer):
         first, last = params.range.start.line + 1, params.range.end.line + 1
         here = [linted.fixed(f) for f in linted.findings if f.row <= last and f.end_row >= first]
         actions: list[types.CodeAction] = []
+        if linted.notebook:  # rows count in cells, not in the JSON: only the whole-file fix
+            here = []
         if wanted(types.CodeActionKind.QuickFix, only):
             actions.extend(self.quick_fixes(linted, here))
             actions.extend(self.noqa_actions(linted, here))
@@ -491,7 +522,10 @@ class SeedlintServer(LanguageServer):
         """What ``--fix`` would do to the buffer (with ``--unsafe-fixes`` when the settings say
         ``unsafe-fixes = true``), as the smallest edits."""
         settings = linted.settings
-        if settings is None or not any(linted.fixed(f).fixable for f in linted.findings):
+        if settings is None:
+            return None
+        # (a notebook's findings are in its cells' rows: its fixes are known by fixing it)
+        if not linted.notebook and not any(linted.fixed(f).fixable for f in linted.findings):
             return None
         with activated(linted.index), project_loaders_set(linted.loaders):
             fixed = fix_bytes(linted.raw, linted.display, settings, unsafe=settings.unsafe_fixes)
@@ -516,7 +550,7 @@ class SeedlintServer(LanguageServer):
 def checkable(document: TextDocument) -> bool:
     name = document.uri.rsplit("/", 1)[-1]
     if name.endswith(".ipynb"):
-        return False
+        return True  # its JSON, open as text: each finding on the line that holds its cell's
     return name.endswith(PYTHON_SUFFIXES) or document.language_id == "python"
 
 

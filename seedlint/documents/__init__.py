@@ -9,7 +9,8 @@ IPython syntax masked), or raises :class:`DocumentError`. Both have ``text`` (th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from typing import Optional, Union
 
 from seedlint.core import Finding, Problem
@@ -83,11 +84,17 @@ class NotebookDocument:
         from seedlint.documents.notebook import to_cell
 
         program = self.program if text is None else text
-        return to_cell(finding, split(program, self.notebook.tag).rows)
+        return to_cell(finding, split(program, self.notebook.tag).rows, self.notebook.margins)
 
     def to_bytes(self, new_text: str) -> Optional[bytes]:
         """The notebook with the changed cells written back, or None when it cannot be."""
         return render_program(self.notebook, self.program, new_text)
+
+    def without(self, broken: Collection[int]) -> NotebookDocument:
+        """This notebook with the cells ``broken`` (they do not parse) left out of its program:
+        masked whole, so that their rows stay and no fix writes into them."""
+        notebook = replace(self.notebook, masks=[])
+        return NotebookDocument(self.display, self.raw, notebook, notebook.program(broken))
 
 
 Document = Union[PythonDocument, NotebookDocument]

@@ -4,13 +4,17 @@ The program is every code cell's source, each after a boundary comment line of i
 (``# seedlint-cell-boundary N``, N the 1-based index of the cell among *all* cells, markdown
 included). Findings are mapped back to ``cell N`` and a row counted from the cell's first line.
 
-IPython syntax that is not Python is masked line by line before parsing: line magics
-(``%time``), shell escapes (``!pip``), help lines (``obj?``, ``?obj``), ``x = !cmd`` /
-``x = %magic`` assignments, backslash continuations of those, and whole cells whose cell magic
-does not run Python (``%%bash``, ``%%writefile``). A masked line becomes ``pass`` at the same
-indentation (so a block that holds only a magic still parses) followed by a numbered comment
-(``pass  # seedlint-magic 3``; a continuation line becomes the comment alone), and no line
-moves: rows stay the cell's rows, and columns on every other line are untouched.
+IPython syntax that is not Python is masked line by line before parsing, where IPython's
+input transformer sees it (:mod:`seedlint.documents.ipython`: a line magic, shell escape, help
+or auto-call at the start of a logical line, with its backslash continuations; ``x = !cmd`` /
+``x = %magic``; help at the end, ``obj?``), and whole cells whose cell magic does not run Python
+(``%%bash``, ``%%writefile``). A masked line becomes ``pass`` at the same indentation (so a block
+that holds only a magic still parses) followed by a numbered comment (``pass  # seedlint-magic
+3``; a continuation line becomes the comment alone), and no line moves: rows stay the cell's
+rows, and columns on every other line are untouched. A cell whose lines all share an indentation
+is read without it, as IPython reads it (:attr:`Notebook.margins`; columns are given back in
+:func:`to_cell`). A cell that does not parse is masked whole (``Notebook.program(broken)``),
+which keeps its rows and leaves none of its code to check or to fix.
 
 ``--fix`` fixes the program with the fixers' ``fix_text``, splits the result back at the boundary
 comments (a line a fix inserts belongs to the cell where it appears), restores the masked lines,
@@ -23,10 +27,9 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-import io
 import json
 import re
-import tokenize
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from json.decoder import scanstring  # type: ignore[attr-defined]
@@ -35,6 +38,7 @@ from typing import Any, Optional
 from seedlint.core import Finding
 from seedlint.core.findings import Problem
 from seedlint.documents.errors import DocumentError
+from seedlint.documents.ipython import Span, syntax
 
 BOUNDARY = "# seedlint-cell-boundary"
 _MASK = "# seedlint-magic"
@@ -60,7 +64,6 @@ def _mask_line(tag: str) -> re.Pattern[str]:
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _WS = re.compile(r"[ \t\n\r]*")
-_ASSIGN_MAGIC = re.compile(r"[A-Za-z_][\w.\[\], ]*=\s*[%!]")
 # Cell magics whose body is Python that runs in the kernel: only their first line is masked.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 PYTHON_LANGUAGES = frozenset({"python", "python3", "ipython", "ipython3"})
@@ -76,87 +79,46 @@ def _strip_newline(line: str) -> str:
 
 
 # -- masking IPython syntax ------------------------------------------------------------------
-def _is_magic(stripped: str) -> bool:
-    if not stripped:
-        return False
-    if stripped[0] in "%!?":
-        return True
-    if stripped.endswith("?") and "#" not in stripped:
-        return True  # obj? / obj?? help
-    return _ASSIGN_MAGIC.match(stripped) is not None
-
-
-def _string_interior_rows(text: str) -> set[int]:
-    """0-based indexes of lines that lie inside a multi-line string (not its first line)."""
-    rows: set[int] = set()
-    starts: list[int] = []
-    start_types = {getattr(tokenize, n, -1) for n in ("FSTRING_START", "TSTRING_START")}
-    end_types = {getattr(tokenize, n, -1) for n in ("FSTRING_END", "TSTRING_END")}
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type in start_types:
-                starts.append(token.start[0])
-            elif token.type in end_types and starts:
-                first = starts.pop()
-                rows.update(range(first, token.end[0]))
-            elif token.type == tokenize.STRING and token.end[0] > token.start[0]:
-                rows.update(range(token.start[0], token.end[0]))
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return rows
-
-
-def mask_cell(source: str, masks: list[str], tag: str = "") -> str:
-    """``source`` with IPython-only lines masked; their text is appended to ``masks``."""
+def mask_cell(source: str, masks: list[str], tag: str = "", whole: bool = False) -> str:
+    """``source`` with IPython-only lines masked (every line with ``whole``: a cell that does
+    not parse); their text is appended to ``masks``. Which lines are IPython syntax is
+    :func:`seedlint.documents.ipython.syntax`'s answer."""
     lines = _lines(source)
     if not lines:
         return source
-    candidates: set[int] = set()
-    continuations: set[int] = set()  # lines that continue a masked line: comments, not `pass`
-    whole_cell = False
-    first = lines[0].strip()
-    if first.startswith("%%"):
-        name = first[2:].split()[0] if first[2:].split() else ""
-        if name in PYTHON_CELL_MAGICS:
-            candidates.add(0)
-        else:
-            whole_cell = True
-            candidates.update(range(len(lines)))
-    if not whole_cell:
-        continuing = False
-        for index, line in enumerate(lines):
-            body = _strip_newline(line)
-            if continuing or _is_magic(body.strip()):
-                candidates.add(index)
-                if continuing:
-                    continuations.add(index)
-                continuing = body.endswith("\\")
-            else:
-                continuing = False
-    if not candidates:
+    heads: set[int] = set()  # a masked line that becomes `pass`
+    continuations: set[int] = set()  # the lines it continues to: comments
+    if whole:
+        heads.update(range(len(lines)))
+    else:
+        found = syntax(source)
+        spans = found.spans
+        if found.magic is not None:
+            heads.add(found.magic_line)
+            if found.magic not in PYTHON_CELL_MAGICS:
+                whole = True  # not Python (`%%bash`): every line
+                heads.update(range(found.magic_line, len(lines)))
+            else:  # the magic runs its body as a cell
+                after = found.magic_line + 1
+                body = syntax("".join(lines[after:]))
+                spans = [Span(s.first + after, s.last + after) for s in body.spans]
+        for span in spans:
+            heads.add(span.first)
+            continuations.update(range(span.first + 1, span.last + 1))
+        continuations -= heads
+    if not heads:
         return source
-
-    def render(chosen: set[int], ids: dict[int, int]) -> str:
-        out = []
-        for index, line in enumerate(lines):
-            if index in chosen:
-                body = _strip_newline(line)
-                indent = "" if whole_cell else body[: len(body) - len(body.lstrip())]
-                mask = _mask(tag) if index in continuations else f"pass  {_mask(tag)}"
-                out.append(f"{indent}{mask} {ids[index]}{line[len(body) :]}")
-            else:
-                out.append(line)
-        return "".join(out)
-
-    provisional = {index: 0 for index in candidates}
-    if not whole_cell:
-        inside = _string_interior_rows(render(candidates, provisional))
-        candidates -= inside  # text in a multi-line string is data, not a magic
-    ids: dict[int, int] = {}
-    for index in sorted(candidates):
-        ids[index] = len(masks)
-        masks.append(_strip_newline(lines[index]))
-    return render(candidates, ids)
+    out = []
+    for index, line in enumerate(lines):
+        if index in heads or index in continuations:
+            body_text = _strip_newline(line)
+            indent = "" if whole else body_text[: len(body_text) - len(body_text.lstrip())]
+            mask = _mask(tag) if index in continuations else f"pass  {_mask(tag)}"
+            out.append(f"{indent}{mask} {len(masks)}{line[len(body_text) :]}")
+            masks.append(body_text)
+        else:
+            out.append(line)
+    return "".join(out)
 
 
 def unmask(text: str, masks: list[str], tag: str = "") -> str:
@@ -190,6 +152,8 @@ class Notebook:
     cells: list[Cell]  # the code cells
     python: bool = True
     masks: list[str] = field(default_factory=list)
+    broken: frozenset[int] = frozenset()  # cells left out of the program: they do not parse
+    margins: dict[int, str] = field(default_factory=dict)  # indentation IPython takes off
 
     @cached_property
     def tag(self) -> str:
@@ -198,17 +162,81 @@ class Notebook:
             self.text.encode("utf-8", "surrogatepass"), digest_size=6
         ).hexdigest()
 
-    def program(self) -> str:
-        """The code cells as one program, each after its boundary line, magics masked."""
+    def program(self, broken: Collection[int] = ()) -> str:
+        """The code cells as one program, each after its boundary line, magics masked; the
+        cells in ``broken`` (they do not parse) masked whole, so that the program holds none
+        of their code and a fix never changes them."""
         self.masks = []
+        self.broken = frozenset(broken)
+        self.margins = {}
         parts = []
         for cell in self.cells:
             parts.append(f"{_boundary(self.tag)} {cell.index}\n")
-            masked = mask_cell(cell.source, self.masks, self.tag)
+            source = self._dedented(cell)
+            masked = mask_cell(source, self.masks, self.tag, whole=cell.index in broken)
             if masked and not masked.endswith(("\n", "\r")):
                 masked += "\n"
             parts.append(masked)
         return "".join(parts)
+
+    def _dedented(self, cell: Cell) -> str:
+        """The cell's source without the indentation all its lines share (IPython takes it
+        off before running the cell); the margin is kept in :attr:`margins`."""
+        margin = _margin(cell.source)
+        if not margin:
+            return cell.source
+        self.margins[cell.index] = margin
+        return dedent_lines(cell.source, margin)
+
+    def cell_programs(self) -> list[tuple[int, str]]:
+        """Each code cell alone, its IPython syntax masked: what Jupyter compiles for it."""
+        return [
+            (cell.index, mask_cell(dedent_lines(cell.source, _margin(cell.source)), [], self.tag))
+            for cell in self.cells
+        ]
+
+
+def _margin(source: str) -> str:
+    """The indentation that every line of ``source`` with text on it starts with."""
+    margin: Optional[str] = None
+    for line in _lines(source):
+        body = _strip_newline(line)
+        if not body.strip():
+            continue
+        indent = body[: len(body) - len(body.lstrip(" \t"))]
+        if margin is None:
+            margin = indent
+        else:
+            common = 0
+            while common < min(len(margin), len(indent)) and margin[common] == indent[common]:
+                common += 1
+            margin = margin[:common]
+        if not margin:
+            return ""
+    return margin or ""
+
+
+def dedent_lines(source: str, margin: str) -> str:
+    """``source`` with ``margin`` taken off each line (a blank line loses its spaces)."""
+    if not margin:
+        return source
+    out = []
+    for line in _lines(source):
+        body = _strip_newline(line)
+        if body.startswith(margin):
+            out.append(line[len(margin) :])
+        elif not body.strip():
+            out.append(line[len(body) :])
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def indent_lines(source: str, margin: str) -> str:
+    """``source`` with ``margin`` put back before each line with text on it."""
+    if not margin:
+        return source
+    return "".join(margin + line if line.strip() else line for line in _lines(source))
 
 
 def load(raw: bytes) -> Notebook:
@@ -298,16 +326,21 @@ def split(program: str, tag: str = "") -> Split:
     return Split(order, {cell: "".join(lines) for cell, lines in parts.items()}, rows)
 
 
-def to_cell(finding: Finding, rows: list[tuple[int, int]]) -> Finding:
-    """A program finding as a notebook finding: ``cell`` set, rows counted in the cell."""
+def to_cell(
+    finding: Finding, rows: list[tuple[int, int]], margins: Optional[dict[int, str]] = None
+) -> Finding:
+    """A program finding as a notebook finding: ``cell`` set, rows counted in the cell, and
+    columns counted in the cell's own lines (``margins``: the indentation taken off each
+    cell's lines in the program)."""
     last = len(rows) - 1
     if last < 1:
         return replace(finding, cell=None)
     cell, row = rows[min(max(finding.row, 1), last)]
     end_cell, end_row = rows[min(max(finding.end_row, 1), last)]
-    end_col = finding.end_col
+    shift = len((margins or {}).get(cell, ""))
+    col, end_col = finding.col + shift, finding.end_col + shift
     if end_cell != cell:
-        end_row, end_col = row, finding.col
+        end_row, end_col = row, col
     noqa_rows = tuple(
         rows[r][1] for r in finding.noqa_rows if 1 <= r <= last and rows[r][0] == cell
     )
@@ -315,6 +348,7 @@ def to_cell(finding: Finding, rows: list[tuple[int, int]]) -> Finding:
         finding,
         cell=cell or None,
         row=row,
+        col=col,
         end_row=end_row,
         end_col=end_col,
         noqa_rows=noqa_rows,
@@ -335,9 +369,13 @@ def render_program(notebook: Notebook, program: str, new_program: str) -> Option
     sources = _after_magics(
         notebook.cells,
         [
-            unmask(new_split.texts.get(cell.index, ""), notebook.masks, notebook.tag)
+            indent_lines(
+                unmask(new_split.texts.get(cell.index, ""), notebook.masks, notebook.tag),
+                notebook.margins.get(cell.index, ""),
+            )
             for cell in notebook.cells
         ],
+        notebook.broken,
     )
     if sources is None:
         return None
@@ -365,35 +403,38 @@ def render_program(notebook: Notebook, program: str, new_program: str) -> Option
 _LONE_LF = re.compile(r"(?<!\r)\n")
 
 
-def _cell_magic(source: str) -> Optional[str]:
-    """The name of the cell magic on the cell's first line, if any."""
-    first = source.lstrip("\ufeff").split("\n", 1)[0].strip()
-    if not first.startswith("%%"):
-        return None
-    words = first[2:].split()
-    return words[0] if words else ""
+def _cell_magic(source: str) -> tuple[Optional[str], int]:
+    """The name of the cell's cell magic (None when it has none) and the line it is on, as
+    IPython reads them (after the cell's leading blank lines)."""
+    found = syntax(source)
+    return found.magic, found.magic_line
 
 
-def _after_magics(cells: list[Cell], sources: list[str]) -> Optional[list[str]]:
+def _after_magics(
+    cells: list[Cell], sources: list[str], broken: Collection[int] = ()
+) -> Optional[list[str]]:
     """The fixed sources with a cell magic back on its cell's first line: IPython refuses a
-    cell whose ``%%capture`` is not its first line. Lines a fix put into a cell that is not
-    Python (``%%bash``) move to the top of the next cell, after its magic; None when there is
-    no such cell (the fix cannot be written back)."""
+    cell whose ``%%capture`` is not its first line. A cell that is not Python (``%%bash``) or
+    does not parse (``broken``) keeps its source exactly: lines a fix put above it move to the
+    top of the next cell, after its magic; None when there is no such cell, or when a fix
+    changed such a cell otherwise (the fix cannot be written back)."""
     out = list(sources)
     carried: list[str] = []
     for position, cell in enumerate(cells):
         new_lines = carried + _lines(out[position])
         carried = []
-        magic = _cell_magic(cell.source)
-        if magic is not None:
+        magic, magic_line = _cell_magic(cell.source)
+        if cell.index in broken or (magic is not None and magic not in PYTHON_CELL_MAGICS):
+            # Only what a fix inserted above the cell's own lines moves on.
             old_lines = _lines(cell.source)
-            head = old_lines[0]
-            if magic not in PYTHON_CELL_MAGICS:
-                # Not Python: only what a fix inserted above the cell's own lines moves on.
-                if new_lines[len(new_lines) - len(old_lines) :] == old_lines:
-                    carried = new_lines[: len(new_lines) - len(old_lines)]
-                    new_lines = old_lines
-            elif new_lines and new_lines[0] != head:
+            kept = new_lines[len(new_lines) - len(old_lines) :] if old_lines else []
+            if [_strip_newline(x) for x in kept] != [_strip_newline(x) for x in old_lines]:
+                return None
+            carried = new_lines[: len(new_lines) - len(old_lines)]
+            new_lines = old_lines
+        elif magic is not None:
+            head = _lines(cell.source)[magic_line]
+            if new_lines and new_lines[0] != head:
                 stripped = [_strip_newline(line) for line in new_lines]
                 if _strip_newline(head) in stripped:
                     at = stripped.index(_strip_newline(head))
@@ -435,6 +476,47 @@ def _members(text: str, index: int) -> tuple[list[tuple[str, int, int]], int]:
         if text[index] != ",":
             raise ValueError("expected ','")
         index = _skip(text, index + 1)
+
+
+def cell_lines_in_file(text: str) -> dict[int, tuple[bool, list[tuple[int, int]]]]:
+    """For each cell of the notebook ``text`` (1-based, counting every cell): whether its
+    source is a list of lines, and the (1-based line, 0-based column) in the ``.ipynb`` where
+    each source line's JSON string starts (one entry when the source is a single string).
+    Raises ValueError or IndexError when the text is not a notebook's JSON."""
+    result: dict[int, tuple[bool, list[tuple[int, int]]]] = {}
+    for cell, (start, end) in source_spans(text).items():
+        offsets = [start]
+        if text[start] == "[":
+            offsets = []
+            index = _skip(text, start + 1)
+            while index < end and text[index] != "]":
+                offsets.append(index)
+                _, index = _DECODER.raw_decode(text, index)
+                index = _skip(text, index)
+                if text[index] == ",":
+                    index = _skip(text, index + 1)
+        positions = []
+        for offset in offsets or [start]:
+            line_start = text.rfind("\n", 0, offset) + 1
+            positions.append((text.count("\n", 0, offset) + 1, offset - line_start))
+        result[cell] = (text[start] == "[" and bool(offsets), positions)
+    return result
+
+
+def file_position(
+    cells: dict[int, tuple[bool, list[tuple[int, int]]]], cell: int, row: int, col: int
+) -> tuple[int, int]:
+    """The 1-based line and column in the ``.ipynb`` of a cell's row and 0-based column (the
+    column counts from the start of the line's JSON string, so escapes may shift it)."""
+    found = cells.get(cell)
+    if not found:
+        return 1, 1  # the file, when its cells cannot be found again
+    is_list, positions = found
+    if not is_list:  # one string: the whole cell is on one line; its first row is exact
+        line, start = positions[0]
+        return line, start + 2 + (col if row == 1 else -1)
+    line, start = positions[min(max(row, 1), len(positions)) - 1]
+    return line, start + 2 + col
 
 
 def source_spans(text: str) -> dict[int, tuple[int, int]]:

@@ -25,6 +25,7 @@ from dataclasses import replace
 from seedlint.core import Finding
 from seedlint.documents import DecodeError, DocumentError, NotebookDocument, read_document
 from seedlint.documents.notebook import split
+from seedlint.engine.cells import parsable
 from seedlint.engine.noqa import LINE_NOQA, line_suppresses
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -97,6 +98,8 @@ def add_noqa_bytes(raw: bytes, display: str, findings: Iterable[Finding]) -> tup
         return raw, 0
     found = list(findings)
     if isinstance(document, NotebookDocument):
+        if document.checkable:
+            document = parsable(document).document  # the cells that do not parse: untouched
         found = _in_program(document, found)
     new_text, changed = add_noqa(document.text, found)
     if not changed:

@@ -18,7 +18,8 @@ from typing import Optional
 from seedlint.analysis.facts import ModuleFacts
 from seedlint.config import Settings
 from seedlint.core import Finding, Fix
-from seedlint.documents import Document, DocumentError, Source, read_document
+from seedlint.documents import Document, DocumentError, NotebookDocument, Source, read_document
+from seedlint.engine.cells import cell_findings, parsable
 from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.noqa import FileExemption, file_exemption, line_suppresses
 from seedlint.engine.parse import parse_module
@@ -187,13 +188,21 @@ def to_finding(rule: Rule, violation: Violation, display: str, source: Source) -
 
 
 def check_document(document: Document, settings: Settings) -> Checked:
-    """Check a document: a notebook's findings carry their cell and the rows in it."""
+    """Check a document: a notebook's findings carry their cell and the rows in it, and a cell
+    that does not parse is one RNG000 while the other cells are checked (:mod:`.cells`)."""
     if not document.checkable:
         return Checked([], document.text)
-    checked = check_text(document.text, document.display, settings, document.source)
-    checked.findings = sorted(
-        (document.locate(f) for f in checked.findings), key=lambda f: f.sort_key
+    if not isinstance(document, NotebookDocument):
+        checked = check_text(document.text, document.display, settings, document.source)
+        return checked
+    parsed = parsable(document)
+    document = parsed.document
+    checked = check_text(
+        document.text, document.display, settings, document.source, tree=parsed.tree
     )
+    located = [document.locate(f) for f in checked.findings]
+    located.extend(cell_findings(parsed, selection(settings)))
+    checked.findings = sorted(located, key=lambda f: f.sort_key)
     return checked
 
 

@@ -23,6 +23,7 @@ from seedlint.config import Settings
 from seedlint.core import Edit, Finding
 from seedlint.documents import Document, DocumentError, NotebookDocument, read_document
 from seedlint.documents.notebook import split, to_cell
+from seedlint.engine.cells import cell_findings, parsable
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
 from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.selection import selection
@@ -277,28 +278,38 @@ def _fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fi
         return Fixed(raw, remaining=invalid(display, error.message, chosen, error.row, error.col))
     if not document.checkable:
         return Fixed(raw)
-    first = check_text(document.text, display, settings, document.source)
+    tree, left_out = None, []  # a notebook: its cells that do not parse are left out
+    if isinstance(document, NotebookDocument):
+        parsed = parsable(document)
+        document, tree = parsed.document, parsed.tree
+        left_out = cell_findings(parsed, chosen)
+    first = check_text(document.text, display, settings, document.source, tree=tree)
     if not any(applies(item.finding, unsafe) for item in first.flagged):
-        return Fixed(raw, remaining=_located(document, first.release()))
+        return Fixed(raw, remaining=_located(document, first.release(), left_out))
     result = fix_text(document.text, display, settings, unsafe, first)
     errors = ([result.error] if result.error else []) + result.warnings
     if result.error is not None or result.new_text == document.text:
-        return Fixed(raw, [], _located(document, result.remaining), errors)
+        return Fixed(raw, [], _located(document, result.remaining, left_out), errors)
     try:
         new_raw = document.to_bytes(result.new_text)
     except UnicodeEncodeError as error:
-        remaining = _located(document, check_text(document.text, display, settings).findings)
+        checked = check_text(document.text, display, settings, document.source)
+        remaining = _located(document, checked.findings, left_out)
         return Fixed(raw, [], remaining, [f"cannot encode the fixed file: {error}"])
     if new_raw is None:  # a notebook the fix cannot be written back into
-        remaining = _located(document, check_text(document.text, display, settings).findings)
+        checked = check_text(document.text, display, settings, document.source)
+        remaining = _located(document, checked.findings, left_out)
         return Fixed(raw, [], remaining, errors)
     fixed = [document.locate(f) for f in result.fixed]
     remaining = [document.locate(f, result.new_text) for f in result.remaining]
-    return Fixed(new_raw, _sorted(fixed), _sorted(remaining), errors)
+    return Fixed(new_raw, _sorted(fixed), _sorted([*remaining, *left_out]), errors)
 
 
-def _located(document: Document, findings: list[Finding]) -> list[Finding]:
-    return _sorted(document.locate(f) for f in findings)
+def _located(
+    document: Document, findings: list[Finding], left_out: Sequence[Finding] = ()
+) -> list[Finding]:
+    """The findings in the rows the user counts, with the RNG000 of each cell left out."""
+    return _sorted([*(document.locate(f) for f in findings), *left_out])
 
 
 def _sorted(findings: Iterable[Finding]) -> list[Finding]:
@@ -330,11 +341,14 @@ def edits_for(
     except DocumentError:
         return {}
     cells: Optional[_CellRows] = None
+    tree = None
     if isinstance(document, NotebookDocument):
         if not document.checkable:
             return {}
+        parsed = parsable(document)  # the cells that do not parse are left out
+        document, tree = parsed.document, parsed.tree
         cells = _CellRows(document)
-    checked = check_text(document.text, display, settings, document.source)
+    checked = check_text(document.text, display, settings, document.source, tree=tree)
     if checked.facts is None:
         return {}
     wanted = [
@@ -396,7 +410,7 @@ def _edits_in(
         if cells is None:
             found[identity(item.finding)] = edits
             continue
-        located = to_cell(item.finding, cells.rows)
+        located = to_cell(item.finding, cells.rows, cells.margins)
         in_cell = cells.edits(edits, located.cell)
         if in_cell is not None:
             found[identity(located)] = in_cell
@@ -409,6 +423,7 @@ class _CellRows:
     def __init__(self, document: NotebookDocument) -> None:
         program = split(document.text, document.notebook.tag)
         self.rows = program.rows
+        self.margins = document.notebook.margins
         self.lines = [line.rstrip("\r\n") for line in document.text.splitlines()]
         self.real: dict[int, list[str]] = {
             cell.index: [line.rstrip("\r\n") for line in cell.source.splitlines()]

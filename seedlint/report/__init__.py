@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -20,7 +19,7 @@ from typing import Any, Callable, Optional
 
 from seedlint import __version__
 from seedlint.core import Applicability, Finding
-from seedlint.documents.notebook import source_spans
+from seedlint.documents.notebook import cell_lines_in_file
 from seedlint.rules import BY_CODE
 
 DOCS_URL = "https://github.com/seedlint/seedlint/blob/main/docs/rules/{code}.md"
@@ -116,42 +115,17 @@ def _escape_property(value: str) -> str:
 
 
 # -- where a finding is in the file as a CI service shows it ---------------------------------
-_WS = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
 
 
 def _cell_lines(path: str) -> dict[int, tuple[bool, list[tuple[int, int]]]]:
-    """For each cell of the notebook at ``path`` (1-based, counting every cell): whether its
-    source is a list of lines, and the (1-based line, 0-based column) in the ``.ipynb`` where
-    each source line's JSON string starts (one entry when the source is a single string).
-    Empty when the file cannot be read."""
+    """For each cell of the notebook at ``path``: where its lines are in the ``.ipynb``
+    (:func:`~seedlint.documents.notebook.cell_lines_in_file`). Empty when the file cannot be
+    read."""
     try:
         with open(path, encoding="utf-8-sig") as handle:
-            text = handle.read()
-        spans = source_spans(text)
+            return cell_lines_in_file(handle.read())
     except (OSError, ValueError, IndexError):
         return {}
-    starts: dict[int, tuple[bool, list[int]]] = {}
-    for cell, (start, end) in spans.items():
-        offsets = [start]
-        if text[start] == "[":
-            offsets = []
-            index = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
-            while index < end and text[index] != "]":
-                offsets.append(index)
-                _, index = _DECODER.raw_decode(text, index)
-                index = _WS.match(text, index).end()  # type: ignore[union-attr]
-                if text[index] == ",":
-                    index = _WS.match(text, index + 1).end()  # type: ignore[union-attr]
-        starts[cell] = (text[start] == "[" and bool(offsets), offsets or [start])
-    result: dict[int, tuple[bool, list[tuple[int, int]]]] = {}
-    for cell, (is_list, offsets) in starts.items():
-        positions = []
-        for offset in offsets:
-            line_start = text.rfind("\n", 0, offset) + 1
-            positions.append((text.count("\n", 0, offset) + 1, offset - line_start))
-        result[cell] = (is_list, positions)
-    return result
 
 
 class _FileLines:

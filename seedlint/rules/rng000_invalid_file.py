@@ -26,8 +26,10 @@ class InvalidFile(Rule):
 ## What it does
 Reports a file that seedlint could not check, with the reason and position:
 
-- `syntax-error`: the file does not parse as Python (for notebooks: the JSON does not load);
-  the message names the Python whose grammar parsed it;
+- `syntax-error`: the file does not parse as Python; the message names the Python whose
+  grammar parsed it. For a notebook: the JSON does not load (one finding for the file), or a
+  code cell does not parse (one finding for that cell, `nb.ipynb:cell 5:3:14`): every other
+  cell is still checked, as Jupyter runs them, and `--fix` never changes that cell;
 - `read-error`: the file cannot be read (permissions, a dangling or looping link)
   or decoded (invalid UTF-8 without a coding cookie, an unknown encoding, a NUL byte);
 - `internal-error`: seedlint itself failed on this file. Please report it, with the file if you
