@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -15,6 +14,7 @@ from typing import Optional
 
 from seedlint.config import Settings
 from seedlint.core import Edit, Finding
+from seedlint.core.files import NotRegularFile, read_regular
 from seedlint.documents import DecodeError, Source
 from seedlint.engine.check import Checked, check_bytes, collector_paused, findings_of, invalid
 from seedlint.engine.fix import Fixed, Identity, applies, edits_for, fix_bytes, identity
@@ -45,29 +45,18 @@ class FileTask:
     raw: Optional[bytes] = None
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
-
-
 def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
     """The file's bytes (read with two system calls for most files: no file object is made
-    for each of a corpus's thousands of files), or why they cannot be read."""
+    for each of a corpus's thousands of files), or why they cannot be read. Only a regular
+    file is read: a FIFO, a socket or a device is refused before any byte is read."""
     try:
-        descriptor = os.open(path, _READ_FLAGS)
-        try:
-            info = os.fstat(descriptor)
-            parts = [os.read(descriptor, info.st_size + 1)]
-            # To the end, however the file changed since its size was read: a regular file
-            # read short is at its end (another file, a pipe say, is read until it says so).
-            if len(parts[0]) > info.st_size or not stat.S_ISREG(info.st_mode):
-                while parts[-1]:
-                    parts.append(os.read(descriptor, 1 << 20))
-        finally:
-            os.close(descriptor)
+        return read_regular(path), None
     except IsADirectoryError:
         return None, "cannot read: it is a folder"
+    except NotRegularFile as error:
+        return None, f"cannot read: {error.strerror}"
     except OSError as error:
         return None, f"cannot read: {error.strerror or error}"
-    return parts[0] if len(parts) <= 2 else b"".join(parts), None
 
 
 def _read(task: FileTask) -> tuple[Optional[bytes], list[Finding]]:
