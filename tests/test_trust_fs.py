@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,13 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 def _check(cwd: Path, *args: str, env: dict[str, str], timeout: float = HANG) -> Any:
     return run_seedlint(
-        "check", "--output-format", "concise", *args, cwd=cwd, env=env, timeout=timeout,
+        "check",
+        "--output-format",
+        "concise",
+        *args,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
         clean_env=True,
     )
 
@@ -149,4 +154,89 @@ def test_case_11_a_path_a_thousand_folders_deep(tmp_path: Path) -> None:
         assert proc.stdout.count(FLAGGED) == 1
 
 
-__all__ = ["Cache", "json", "sys"]
+# -- cases 3 and 13: the record of a whole run ----------------------------------------------------
+MANY = 70  # more files than a run that keeps no record of itself (`run.files._RUN_FILES`)
+LOADERS = "from torch.utils.data import DataLoader\n\n\nclass FastLoader(DataLoader):\n    pass\n"
+USES = "from inner.loaders import FastLoader\n\nb = FastLoader(range(8), shuffle=True)\n"
+USES_FINDING = "uses.py:3:5: RNG001"
+
+
+def _project(tmp_path: Path) -> Path:
+    """``outer/inner``: many modules, one that makes a ``FastLoader`` of ``inner.loaders``,
+    an import that reaches it only from a root above ``inner``."""
+    inner = tmp_path / "outer" / "inner"
+    inner.mkdir(parents=True)
+    for index in range(MANY):
+        (inner / f"m{index:02d}.py").write_text(f"x = {index}\n")
+    (inner / "loaders.py").write_text(LOADERS)
+    (inner / "uses.py").write_text(USES)
+    return inner
+
+
+def _age(root: Path) -> None:
+    """Every file's modification time 10 s back: stat keys a run trusts (and records) at once."""
+    for path in root.rglob("*.py"):
+        info = path.stat()
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns - 10**10))
+
+
+def _twice(inner: Path, env: dict[str, str]) -> str:
+    """The output of a warm run that reads the run's record (the run before it keeps it)."""
+    _age(inner.parent)
+    first = _check(inner, ".", env=env).stdout
+    assert sorted(inner.glob(".seedlint_cache/*/run-*.json")), "no record of the run kept"
+    second = _check(inner, ".", env=env).stdout
+    assert first == second, (first, second)
+    return second
+
+
+def test_case_3_every_input_of_a_run_record_changes_its_verdict(tmp_path: Path) -> None:
+    """The record of a whole run is kept for the root, the settings and every file that
+    decides a finding: each change gives the verdict a run without any cache gives."""
+    inner = _project(tmp_path)
+    env = _env(tmp_path)
+    marker = inner.parent / "pyproject.toml"
+    marker.write_text("[project]\nname = 'outer'\n")  # the root: `outer`
+    assert USES_FINDING in _twice(inner, env)
+    marker.unlink()  # the root: `inner`, where `inner.loaders` is no module
+    assert "All checks passed!" in _twice(inner, env)
+    marker.write_text("[project]\nname = 'outer'\n")  # and back
+    assert USES_FINDING in _twice(inner, env)
+    # The project index's inputs: the module the loader class comes from.
+    (inner / "loaders.py").write_text("class FastLoader:\n    pass\n")
+    assert "All checks passed!" in _twice(inner, env)
+    (inner / "loaders.py").write_text(LOADERS)
+    assert USES_FINDING in _twice(inner, env)
+    (inner / ".seedlint.toml").write_text("ignore = ['RNG001']\n")  # the settings
+    assert "All checks passed!" in _twice(inner, env)
+
+
+def test_case_13_a_signed_run_record_is_checked_entry_by_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run record signed with this user's key (by an older build, say) is checked as a
+    table's entries are: every path one of the run's files, every row and column within the
+    file. A record that fails is ignored whole and the files are checked again."""
+    inner = _project(tmp_path)
+    (inner.parent / "pyproject.toml").write_text("")
+    env = _env(tmp_path)
+    honest = _twice(inner, env)
+    assert USES_FINDING in honest
+    [record] = inner.glob(".seedlint_cache/*/run-*.json")
+    monkeypatch.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
+    signer = Cache(inner / ".seedlint_cache")
+    data = json.loads(record.read_bytes().partition(b"\n")[2])
+    [[path, [finding]]] = data["files"]
+    assert path == "uses.py"
+    forgeries: list[list[Any]] = [
+        [["uses.py", [{**finding, "col": 10**12, "end_col": 10**12}]]],
+        [["uses.py", [{**finding, "row": 10**9, "end_row": 10**9}]]],
+        [["uses.py", [finding]], ["forged.py", [finding]]],
+        [["nl\n::error file=x::FORGED.py", [finding]]],
+    ]
+    for files in forgeries:
+        body = json.dumps({**data, "files": files}).encode()
+        record.write_bytes(signer._mac(record.name, body).encode() + b"\n" + body)
+        proc = _check(inner, ".", env=env)
+        assert proc.stdout == honest, proc.stdout[-500:] + proc.stderr[-500:]
+        assert "internal error" not in proc.stderr

@@ -5,6 +5,8 @@ workspace folder that may be ``/``: the scan walked the whole file system)."""
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -43,12 +45,20 @@ async def test_case_12_an_unsaved_buffer_belongs_to_no_project_scan(
 
 
 def _unblock(fifo: Path) -> None:
-    """A server stuck reading the FIFO (a build without the fix) gets its end of file, so
-    that the session can shut down and the test fail instead of hang."""
-    try:
-        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-    except OSError:
-        pass  # no reader: nothing waits on it
+    """A server stuck opening the FIFO (a build without the fix, which opens it again and
+    again) gets an end of file each time for a minute, from a thread, so that the session
+    can shut down and the test fail instead of hang."""
+
+    def feed() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and fifo.exists():
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass  # no reader: nothing waits on it
+            time.sleep(0.05)
+
+    threading.Thread(target=feed, daemon=True).start()
 
 
 async def _check_both(client: LanguageClient, tmp_path: Path) -> None:

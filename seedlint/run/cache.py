@@ -266,16 +266,17 @@ class Cache:
         entry = self._entry(settings, path)
         if key is None or not isinstance(entry, dict) or entry.get("stat") != list(key):
             return None
-        return _with_extra(entry, path)
+        return _with_extra(entry, path, key[1])
 
     def by_content(
-        self, settings: Settings, path: str, digest: str
+        self, settings: Settings, path: str, digest: str, size: Optional[int] = None
     ) -> Optional[tuple[list[Finding], str]]:
-        """As :meth:`by_stat`, for an unchanged content hash."""
+        """As :meth:`by_stat`, for an unchanged content hash (``size``: the file's, in bytes,
+        which bounds every row and column an entry may hold)."""
         entry = self._entry(settings, path)
         if not isinstance(entry, dict) or entry.get("digest") != digest:
             return None
-        return _with_extra(entry, path)
+        return _with_extra(entry, path, size)
 
     def get(
         self, settings: Settings, path: str, digest: str, extra: str = ""
@@ -308,9 +309,11 @@ class Cache:
         self._dirty.add(table_key)
 
     # -- a whole run -------------------------------------------------------------------------
-    def run_findings(self, name: str, state: str) -> Optional[list[Finding]]:
+    def run_findings(self, name: str, state: str, sizes: dict[str, int]) -> Optional[list[Finding]]:
         """The findings the run record ``name`` keeps for ``state`` (None: no such record,
-        another state, or anything in it not as seedlint writes it)."""
+        another state, or anything in it not as seedlint writes it). Checked entry by entry as
+        a table's entries are: each path must be one of the run's files (``sizes``: each
+        file's size in bytes, which bounds its rows and columns), each finding valid."""
         body = self.read_signed(name)
         if body is None:
             return None
@@ -323,7 +326,8 @@ class Cache:
                 return None
             findings: list[Finding] = []
             for path, items in files:
-                found = _findings(items, str(path))
+                size = sizes.get(path) if isinstance(path, str) else None
+                found = _findings(items, path, size) if size is not None else None
                 if found is None:
                     return None
                 findings.extend(found)
@@ -465,27 +469,37 @@ class _Invalid(Exception):
     pass
 
 
-def _with_extra(entry: dict[str, Any], path: str) -> Optional[tuple[list[Finding], str]]:
-    findings = _findings(entry.get("findings"), path)
+def _with_extra(
+    entry: dict[str, Any], path: str, size: Optional[int]
+) -> Optional[tuple[list[Finding], str]]:
+    findings = _findings(entry.get("findings"), path, size)
     extra = entry.get("extra", "")
     if findings is None or not isinstance(extra, str):
         return None
     return findings, extra
 
 
-def _findings(items: Any, path: str) -> Optional[list[Finding]]:
+def _findings(items: Any, path: str, size: Optional[int] = None) -> Optional[list[Finding]]:
     """An entry's findings for ``path`` from their JSON, or None when anything in them is not
-    as seedlint writes it (then the file is checked again)."""
+    as seedlint writes it (then the file is checked again). ``size``: the file's size in
+    bytes; no row, column or cell of a file of ``size`` bytes lies beyond ``size + 1`` (a
+    column of 10**12 would make a caret line of as many spaces)."""
     if not isinstance(items, list):
         return None
+    most = _MOST if size is None else min(size + 1, _MOST)
     try:
-        return [_finding_from_json(item, path) for item in items]
+        return [_finding_from_json(item, path, most) for item in items]
     except _Invalid:
         return None
 
 
-def _int(value: Any, least: int) -> int:
-    if type(value) is not int or value < least:
+# The most any row or column may be when the file's size is not known: a file this large is
+# not one seedlint reads.
+_MOST = 1 << 40
+
+
+def _int(value: Any, least: int, most: int) -> int:
+    if type(value) is not int or not least <= value <= most:
         raise _Invalid
     return value
 
@@ -496,15 +510,15 @@ def _text(value: Any) -> str:
     return value
 
 
-def _finding_from_json(data: Any, path: str) -> Finding:
+def _finding_from_json(data: Any, path: str, most: int = _MOST) -> Finding:
     if not isinstance(data, dict):
         raise _Invalid
     code = data.get("code")
     rule = BY_CODE.get(code) if isinstance(code, str) else None
     if rule is None:
         raise _Invalid
-    row = _int(data.get("row"), 1)
-    end_row = _int(data.get("end_row"), row)
+    row = _int(data.get("row"), 1, most)
+    end_row = _int(data.get("end_row"), row, most)
     noqa = data.get("noqa_rows")
     if not isinstance(noqa, list):
         raise _Invalid
@@ -528,12 +542,12 @@ def _finding_from_json(data: Any, path: str) -> Finding:
         _text(data.get("message")),
         path,
         row,
-        _int(data.get("col"), 0),
+        _int(data.get("col"), 0, most),
         end_row,
-        _int(data.get("end_col"), 0),
+        _int(data.get("end_col"), 0, most),
         fix=fix,
-        noqa_rows=tuple(_int(r, 1) for r in noqa),
-        cell=None if cell is None else _int(cell, 1),
+        noqa_rows=tuple(_int(r, 1, most) for r in noqa),
+        cell=None if cell is None else _int(cell, 1, most),
         fixable=fixable,
     )
 

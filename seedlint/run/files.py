@@ -124,7 +124,7 @@ def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checke
     named = project and names_project_loader(raw)
     force = named or (project and not needs_tree(raw, scan) and loader_in_code(raw, chosen.options))
     if cache is not None:
-        found = cache.by_content(task.settings, task.display, content)
+        found = cache.by_content(task.settings, task.display, content, len(raw))
         if found is not None:
             summary = _summary(task, raw, None, force=force) if project and found[1] else None
             return _Checked(found[0], content, True, summary, found[1])
@@ -209,9 +209,13 @@ def _check_files(
         keys[i] = stat_key(task.path) if task.raw is None else None
     where = keys_of([task.display for task in tasks])  # absolute (a file's display: its path)
     record = _run_record(tasks, keys, now, where) if cache is not None else None
+    root = ""  # the project's root: it decides what an import reaches
+    if record is not None and project is not None:
+        root = str(project.root_of([str(t.path) for t in tasks]))
     if record is not None:
         assert cache is not None
-        kept = cache.run_findings(record[0], _run_state(record[1], cache.salt))
+        sizes = {task.display: key[1] for task, key in zip(tasks, keys) if key is not None}
+        kept = cache.run_findings(record[0], _run_state(record[1], cache.salt, root), sizes)
         if kept is not None:
             return kept  # every file, the settings and the loader names as in the last run
     for i, task in enumerate(tasks):
@@ -319,7 +323,7 @@ def _check_files(
         project.save()
     found = [f for i in range(len(tasks)) for f in findings.get(i, ())]
     if record is not None and cache is not None and whole and all(r.cacheable for r in results):
-        cache.keep_run(record[0], _run_state(record[1], cache.salt), found)
+        cache.keep_run(record[0], _run_state(record[1], cache.salt, root), found)
     return found
 
 
@@ -348,8 +352,10 @@ def _run_record(
     return f"run-{name}.json", digest("\n".join(stats).encode())
 
 
-def _run_state(stats: str, salt: str) -> str:
-    return f"{stats}-{salt}"
+def _run_state(stats: str, salt: str, root: str) -> str:
+    """What a run record holds for: its files' stat keys, the project's loader names and the
+    project's root (a ``pyproject.toml`` added above the files changes what imports reach)."""
+    return f"{stats}-{salt}-{digest(root.encode('utf-8', 'surrogatepass'))[:16]}"
 
 
 def loader_salt(hidden: frozenset[str]) -> str:
@@ -425,22 +431,25 @@ def _with_project(
 
 # A warm run whose every file is unchanged skips the project index: the answers of the last
 # run that built it are kept (signed, in the cache folder) with a digest of the project's
-# state then (every file's stat key and the settings); equal state, equal answers. Only a run
-# over the whole project records them (a file outside the checked ones may change unseen).
+# state then (every file's stat key, the settings and the root); equal state, equal answers.
+# Only a run over the whole project records them (a file outside the checked ones may change
+# unseen).
 def _state(
     tasks: Sequence[FileTask],
     trusted: list[Optional[StatKey]],
     project: ProjectSetup,
     where: list[str],
 ) -> Optional[str]:
-    """The digest of the checked files' stat keys and the settings; None when a file is
-    standard input or was written too recently for its stat key to be trusted."""
-    rows: list[str] = [project.settings.fingerprint()]
+    """The digest of the checked files' stat keys, the settings and the project's root; None
+    when a file is standard input or was written too recently for its stat key to be
+    trusted."""
+    root = str(project.root_of([str(t.path) for t in tasks if t.raw is None]))
+    rows: list[str] = [project.settings.fingerprint(), root]
     for task, key, path in zip(tasks, trusted, where):
         if task.raw is not None or key is None:
             return None
         rows.append(f"{path}\0{key}")
-    rows[1:] = sorted(rows[1:])
+    rows[2:] = sorted(rows[2:])
     return digest("\n".join(rows).encode("utf-8", "surrogatepass"))
 
 

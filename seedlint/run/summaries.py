@@ -696,6 +696,11 @@ class ProjectSetup:
             self._roots[key] = find_root(Path(common))
         return self._roots[key]
 
+    def root_of(self, checked: Iterable[str] = ()) -> Path:
+        """The project's root for a run that checks ``checked``: it decides what an import
+        reaches, so every record of a run's findings is kept for one root."""
+        return self._root(checked)
+
     def loader_names(self, checked: Iterable[str] = ()) -> LoaderNames:
         """The project's loader names, as the record in the cache folder keeps them (see
         ``run.loader_names``); updated by :meth:`bound` and :meth:`complete_loaders`.
