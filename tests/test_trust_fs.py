@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -174,10 +175,13 @@ def _project(tmp_path: Path) -> Path:
 
 
 def _age(root: Path) -> None:
-    """Every file's modification time 10 s back: stat keys a run trusts (and records) at once."""
+    """The modification time of every file written just now 10 s back: stat keys a run
+    trusts (and records) at once; the others are left alone (their stat keys unchanged, as
+    a run record holds them)."""
     for path in root.rglob("*.py"):
         info = path.stat()
-        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns - 10**10))
+        if info.st_mtime_ns > time.time_ns() - 5 * 10**9:
+            os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns - 10**10))
 
 
 def _twice(inner: Path, env: dict[str, str]) -> str:
@@ -240,3 +244,54 @@ def test_case_13_a_signed_run_record_is_checked_entry_by_entry(
         proc = _check(inner, ".", env=env)
         assert proc.stdout == honest, proc.stdout[-500:] + proc.stderr[-500:]
         assert "internal error" not in proc.stderr
+
+
+# -- cases 8 and 9: the cache folder lies inside the project and never holds it ------------------
+@pytest.mark.parametrize(
+    ("config", "args"),
+    [
+        pytest.param('cache-dir = "."', (), id="config-dot"),
+        pytest.param('cache-dir = "src"', (), id="config-source-folder"),
+        pytest.param("", ("--cache-dir", "."), id="command-line-dot"),
+        pytest.param("", ("--cache-dir", ".."), id="command-line-parent"),
+    ],
+)
+def test_case_8_a_cache_folder_that_holds_the_project_is_refused(
+    tmp_path: Path, config: str, args: tuple[str, ...]
+) -> None:
+    """seedlint's `.gitignore` holds `*`: written into a folder that holds the project, the
+    next run would skip every file ("All checks passed!") and git would stop seeing them."""
+    root = tmp_path / "p"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text(UNSEEDED_SCRIPT)
+    (root / "pyproject.toml").write_text(f"[tool.seedlint]\n{config}\n")
+    for _ in range(2):
+        proc = _check(root, *args, ".", env=_env(tmp_path))
+        assert proc.returncode == 1 and "src/a.py:4:10: RNG001" in proc.stdout, proc.stdout
+        [warning] = _warnings(proc.stderr)
+        assert "cache folder" in warning and "not used" in warning, proc.stderr
+    for folder in (tmp_path, root, root / "src"):
+        assert not (folder / ".gitignore").exists() and not (folder / "CACHEDIR.TAG").exists()
+
+
+@pytest.mark.parametrize("value", ["..", "../elsewhere", "/tmp/seedlint-case-9"])
+def test_case_9_an_untrusted_cache_dir_writes_nothing_outside_the_checkout(
+    tmp_path: Path, value: str
+) -> None:
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "a.py").write_text(UNSEEDED_SCRIPT)
+    (checkout / "pyproject.toml").write_text(f'[tool.seedlint]\ncache-dir = "{value}"\n')
+    before = sorted(tmp_path.iterdir())
+    proc = _check(checkout, ".", env=_env(tmp_path))
+    assert proc.returncode == 1 and "a.py:4:10: RNG001" in proc.stdout, proc.stdout
+    [warning] = _warnings(proc.stderr)
+    assert ("not used" in warning and "pyproject.toml" in warning) or "holds" in warning
+    assert sorted(tmp_path.iterdir()) == before  # nothing above the checkout
+    assert sorted(p.name for p in checkout.iterdir()) == ["a.py", "pyproject.toml"]
+    assert not Path("/tmp/seedlint-case-9").exists()
+    # Inside the checkout, a `cache-dir` is used as before.
+    (checkout / "pyproject.toml").write_text('[tool.seedlint]\ncache-dir = ".cache/seedlint"\n')
+    proc = _check(checkout, ".", env=_env(tmp_path))
+    assert proc.returncode == 1 and not _warnings(proc.stderr), proc.stderr
+    assert (checkout / ".cache" / "seedlint" / "CACHEDIR.TAG").is_file()

@@ -23,6 +23,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import stat
 import sys
@@ -145,6 +146,63 @@ def _folder_problem(path: Path) -> Optional[str]:
     if not _owned_by_user(info):
         return "it is not yours"
     return None
+
+
+# What seedlint writes at the top of its cache folder: nothing else may be there.
+_OWN_ENTRIES = frozenset({"CACHEDIR.TAG", ".gitignore"})
+_VERSION_FOLDER = re.compile(r"[0-9][0-9A-Za-z.+!_]*-[0-9a-f]{16}-py[0-9]+")
+DEFAULT_FOLDER = ".seedlint_cache"
+
+
+def cache_folder(
+    given: Optional[Path], settings: Settings, project: Iterable[Path]
+) -> tuple[Path, Optional[str]]:
+    """The cache folder a run uses, and why it is refused (None: it is not; the run then goes
+    on without a cache): ``given`` (``--cache-dir``, ``SEEDLINT_CACHE_DIR``: the user's own
+    choice), else the configuration's ``cache-dir`` (relative to the configuration file's
+    folder, as ruff reads it), else ``.seedlint_cache``. ``project``: the folders and files
+    the run checks.
+
+    seedlint writes a ``.gitignore`` holding ``*`` in its cache folder, so the folder must
+    never hold what it checks: it must not be (or lie above) the working folder, a checked
+    path or the configuration's folder; a ``cache-dir`` from a configuration file (which an
+    untrusted repository writes) must lie inside that file's folder; and a folder that
+    exists must hold only what seedlint writes there (``cache-dir = "src"`` is refused)."""
+    inside: Optional[str] = None
+    if given is not None:
+        folder = given
+    elif settings.cache_dir and settings.config_file is not None:
+        base = settings.config_file.parent
+        folder = base / settings.cache_dir
+        inside = os.path.realpath(base)
+    else:
+        folder = Path(settings.cache_dir or DEFAULT_FOLDER)
+    if "\0" in str(folder):
+        return folder, "its name holds a NUL character"
+    real = os.path.realpath(folder)
+    # The working folder and the configuration's folder, their real paths; the checked paths
+    # as named (thousands for pre-commit: no system call each; a folder that holds them holds
+    # files seedlint did not write, refused below).
+    held = [(Path.cwd(), True), *((path, False) for path in project)]
+    if settings.config_file is not None:
+        held.append((settings.config_file.parent, True))
+    absolute = os.path.abspath(folder)
+    for path, resolve in held:
+        mine = real if resolve else absolute
+        other = os.path.realpath(path) if resolve else os.path.abspath(path)
+        if other == mine or other.startswith(mine.rstrip(os.sep) + os.sep):
+            return folder, f"it holds the project ({path})"
+    if inside is not None and not real.startswith(inside.rstrip(os.sep) + os.sep):
+        where = f"`cache-dir` in {settings.config_file}"
+        return folder, f"it lies outside the project ({inside}), as {where}"
+    try:
+        names = [entry.name for entry in os.scandir(folder)]
+    except (OSError, ValueError):
+        names = []  # none yet (or not a folder: refused when it is made)
+    foreign = sorted(n for n in names if n not in _OWN_ENTRIES and not _VERSION_FOLDER.fullmatch(n))
+    if foreign:
+        return folder, f"it holds files seedlint did not write there (`{foreign[0]}`)"
+    return folder, None
 
 
 class Cache:

@@ -214,8 +214,8 @@ def _check_files(
         root = str(project.root_of([str(t.path) for t in tasks]))
     if record is not None:
         assert cache is not None
-        sizes = {task.display: key[1] for task, key in zip(tasks, keys) if key is not None}
-        kept = cache.run_findings(record[0], _run_state(record[1], cache.salt, root), sizes)
+        bounds = {task.display: key[1] for task, key in zip(tasks, keys) if key is not None}
+        kept = cache.run_findings(record[0], _run_state(record[1], cache.salt, root), bounds)
         if kept is not None:
             return kept  # every file, the settings and the loader names as in the last run
     for i, task in enumerate(tasks):
