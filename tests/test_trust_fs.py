@@ -295,3 +295,22 @@ def test_case_9_an_untrusted_cache_dir_writes_nothing_outside_the_checkout(
     proc = _check(checkout, ".", env=_env(tmp_path))
     assert proc.returncode == 1 and not _warnings(proc.stderr), proc.stderr
     assert (checkout / ".cache" / "seedlint" / "CACHEDIR.TAG").is_file()
+
+
+# -- case 14: two links in the tree to one file --------------------------------------------------
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links")
+def test_case_14_a_file_with_two_names_is_fixed_once_and_reported_once(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "a.py").write_text(UNSEEDED_SCRIPT)
+    for name in ("l1.py", "l2.py"):
+        (root / name).symlink_to("a.py")
+    proc = _check(root, "--fix", ".", env=_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "changed on disk" not in proc.stderr and not proc.stderr, proc.stderr
+    assert "Found 1 finding (1 fixed, 0 remaining)." in proc.stdout, proc.stdout
+    assert "generator=" in (root / "a.py").read_text()
+    assert (root / "l1.py").is_symlink() and (root / "l2.py").is_symlink()
+    (root / "a.py").write_text(UNSEEDED_SCRIPT)
+    proc = _check(root, "--diff", ".", env=_env(tmp_path))
+    assert proc.stdout.count("+++ ") == 1 and not proc.stderr, proc.stdout + proc.stderr

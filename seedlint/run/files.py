@@ -523,7 +523,44 @@ def _fix_task(task: FileTask) -> _FileFixed:
 
 
 def fix_files(tasks: Sequence[FileTask], processes: int, write: bool = True) -> FixReport:
-    """Fix every file: write it (with ``write``), or else collect the diff."""
+    """Fix every file: write it (with ``write``), or else collect the diff. A file the tasks
+    name twice (two links to it in the tree, or a link and the file) is fixed once, under its
+    first name; its other names get the findings left in it, and no error: fixing it under
+    each name would find it changed on disk by the first fix."""
+    unique, aliases = _one_name_each(tasks)
+    report = _fix_files(unique, processes, write)
+    if aliases:
+        left: dict[str, list[Finding]] = {}
+        for finding in report.remaining:
+            left.setdefault(finding.path, []).append(finding)
+        for alias, first in aliases:
+            report.remaining.extend(replace(f, path=alias.display) for f in left.get(first, ()))
+            if first in report.final:
+                report.final[alias.display] = report.final[first]
+    return report
+
+
+def _one_name_each(tasks: Sequence[FileTask]) -> tuple[list[FileTask], list[tuple[FileTask, str]]]:
+    """The tasks with one name per file on disk, and each other name with its file's first."""
+    seen: dict[tuple[int, int], str] = {}
+    unique: list[FileTask] = []
+    aliases: list[tuple[FileTask, str]] = []
+    for task in tasks:
+        if task.raw is None:
+            try:
+                info = os.stat(task.path)
+            except (OSError, ValueError):
+                info = None
+            if info is not None:
+                first = seen.setdefault((info.st_dev, info.st_ino), task.display)
+                if first != task.display:
+                    aliases.append((task, first))
+                    continue
+        unique.append(task)
+    return unique, aliases
+
+
+def _fix_files(tasks: Sequence[FileTask], processes: int, write: bool) -> FixReport:
     report = FixReport()
     sizes = [len(t.raw) if t.raw is not None else _size(t.path) for t in tasks]
     results = pool_map(_fix_task, tasks, sizes, processes, min_items=8, min_bytes=200_000)
