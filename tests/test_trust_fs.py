@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -315,3 +316,27 @@ def test_case_14_a_file_with_two_names_is_fixed_once_and_reported_once(tmp_path:
     (root / "a.py").write_text(UNSEEDED_SCRIPT)
     proc = _check(root, "--diff", ".", env=_env(tmp_path))
     assert proc.stdout.count("+++ ") == 1 and not proc.stderr, proc.stdout + proc.stderr
+
+
+# -- case 16: a cache that cannot be written is said once ----------------------------------------
+@pytest.mark.skipif(sys.platform != "linux", reason="needs /proc (root writes a read-only folder)")
+def test_case_16_cannot_write_the_cache_is_said_once(tmp_path: Path) -> None:
+    """A project folder that cannot be written (read-only for a user; for root, who writes
+    any folder, a cache folder under /proc): the findings' table, the project's summaries,
+    its loader names and the run's record each fail to be written, and one line says so."""
+    inner = _project(tmp_path)
+    (inner.parent / "pyproject.toml").write_text("")  # the root: `outer`
+    _age(inner.parent)
+    if os.geteuid() == 0:
+        args: tuple[str, ...] = ("--cache-dir", "/proc/seedlint-case-16/cache")
+    else:
+        inner.chmod(0o555)
+        args = ()
+    try:
+        proc = _check(inner, *args, ".", env=_env(tmp_path))
+    finally:
+        inner.chmod(0o755)
+    assert proc.returncode == 1 and USES_FINDING in proc.stdout, proc.stdout + proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "cannot write the cache" in line]
+    assert len(lines) == 1, proc.stderr
+    assert proc.stderr.splitlines() == lines, proc.stderr

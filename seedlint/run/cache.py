@@ -36,6 +36,7 @@ from seedlint import __version__
 from seedlint.config import Settings
 from seedlint.core import Applicability, Finding, Fix
 from seedlint.rules import BY_CODE
+from seedlint.run.notices import warn
 
 # Bumped whenever what a cache entry holds changes, so that old entries are never read.
 CACHE_FORMAT = 5
@@ -238,7 +239,7 @@ class Cache:
     def _disable(self, message: str) -> None:
         if self.disabled is None:
             self.disabled = message
-            print(f"seedlint: warning: {message}", file=sys.stderr)
+            warn(message)
 
     # -- reading -----------------------------------------------------------------------------
     def _mac(self, name: str, body: bytes) -> str:
@@ -451,7 +452,10 @@ class Cache:
                 raise
         except (OSError, ValueError) as error:  # a read-only tree: the run still succeeds
             reason = getattr(error, "strerror", None) or error
-            print(f"seedlint: warning: cannot write the cache: {reason}", file=sys.stderr)
+            # Said once for the folder, whichever of its files (the findings, the project's
+            # summaries and loader names, the run's record) met it first.
+            where = os.path.abspath(self.directory)
+            warn(f"cannot write the cache: {reason}", key=f"cannot write the cache in {where}")
             self.disabled = f"cannot write the cache: {reason}"
             return False
         return True
