@@ -3,9 +3,9 @@
 The root is the nearest folder upwards holding ``pyproject.toml``, ``setup.py``, ``setup.cfg``
 or ``.git`` (looked for below the user's home and within one file system only). An import is
 resolved the way Python would find it in a checkout: relative imports from the importing file's
-package; absolute ones from the importing file's own folder (a
-script's ``sys.path[0]``), each folder above it up to the root, and the root's ``src/``, so that
-packages, ``src/`` layouts, namespace packages (no ``__init__.py``) and script folders all work.
+package; absolute ones from the importing file's own folder (a script's ``sys.path[0]``), each
+folder above it up to the root, and the root's ``src/``, so that packages, ``src/`` layouts,
+namespace packages (no ``__init__.py``) and script folders all work.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ walk never leaves the tree it was given.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import stat
@@ -300,7 +301,8 @@ def _walk(
                     _special(path, mode, skipped)
                     continue
             elif not entry.is_file(follow_symlinks=False):  # its type from the listing
-                _special(path, entry.stat(follow_symlinks=False).st_mode, skipped)
+                with contextlib.suppress(OSError):  # (gone since the listing: skipped)
+                    _special(path, entry.stat(follow_symlinks=False).st_mode, skipped)
                 continue
             yield Candidate(path, settings)
         stack.extend(reversed(subdirs))
