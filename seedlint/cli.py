@@ -32,9 +32,10 @@ from seedlint.project.index import activate
 from seedlint.project.layout import find_root
 from seedlint.rules import BY_CODE, RULES
 from seedlint.rules.rng000_invalid_file import InvalidFile
-from seedlint.run.cache import Cache
+from seedlint.run.cache import Cache, cache_folder
 from seedlint.run.discovery import discover, is_excluded
 from seedlint.run.files import FileTask, attach_edits, check_files, fix_files, read_file
+from seedlint.run.notices import warn
 from seedlint.run.pool import default_jobs
 from seedlint.run.summaries import ProjectSetup
 
@@ -408,9 +409,13 @@ def _check(args: argparse.Namespace) -> int:
 
     # The project: for --fix its index is built once before the per-file work (and the pool's
     # fork); a check builds it only when a checked file's findings may depend on it.
-    cache_dir = None
+    cache_dir: Optional[Path] = None
     if not no_cache and not stdin and not fixing:  # standard input and --fix write nothing
-        cache_dir = _cache_folder(args.cache_dir or Path(default.cache_dir or ".seedlint_cache"))
+        _cache_folder(args.cache_dir or Path(default.cache_dir or ".seedlint_cache"))
+        cache_dir, refused = cache_folder(args.cache_dir, default, paths)
+        if refused is not None:  # it must never hold the project (its .gitignore holds `*`)
+            warn(f"the cache folder {cache_dir} is not used: {refused}")
+            cache_dir = None
     checked = [t.path for t in tasks if t.raw is None]
     root = args.project_root
     if root is None and not checked and args.stdin_filename:

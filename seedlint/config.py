@@ -21,12 +21,14 @@ import sys
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
+
+from seedlint.core.files import NotRegularFile, read_regular
 
 CONFIG_FILES = (".seedlint.toml", "seedlint.toml", "pyproject.toml")
 
@@ -231,18 +233,25 @@ def load_file(path: Path) -> Optional[dict[str, Any]]:
     return _LOADED[key]
 
 
-def _load_file(path: Path) -> Optional[dict[str, Any]]:
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's data; :class:`ConfigError` (one line naming the file and why) when it
+    cannot be read or parsed: not a regular file, not UTF-8, invalid, nested too deeply."""
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
+        return tomllib.loads(read_regular(path).decode("utf-8"))
+    except NotRegularFile as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({error.reason})") from None
-    except RecursionError:
+    except (RecursionError, MemoryError):
         raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
+
+
+def _load_file(path: Path) -> Optional[dict[str, Any]]:
+    data = read_toml(path)
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         table = tool.get("seedlint") if isinstance(tool, dict) else None
@@ -332,19 +341,45 @@ def find_config_file(
     directory: Path, memo: Optional[dict[Path, Optional[Path]]] = None
 ) -> Optional[Path]:
     """The closest config file at or above ``directory`` that configures seedlint; with a
-    ``memo``, each folder is looked at once."""
-    if memo is not None and directory in memo:
-        return memo[directory]
-    found: Optional[Path] = None
+    ``memo``, each folder is looked at once. A loop up the folders, not a recursion: a path
+    a thousand folders deep is an ordinary path."""
+    return _closest(directory, memo, _config_in)
+
+
+def _config_in(directory: Path) -> Optional[Path]:
     for name in CONFIG_FILES:
         candidate = directory / name
         if candidate.is_file() and (name != "pyproject.toml" or load_file(candidate) is not None):
-            found = candidate
+            return candidate
+    return None
+
+
+_T = TypeVar("_T")
+
+
+def _closest(
+    directory: Path,
+    memo: Optional[dict[Path, Optional[_T]]],
+    look: Callable[[Path], Optional[_T]],
+) -> Optional[_T]:
+    """What ``look`` finds in ``directory`` or the closest folder above it that gives
+    something; every folder looked at is remembered in ``memo``."""
+    if memo is None:
+        memo = {}
+    walked: list[Path] = []
+    found: Optional[_T] = None
+    folder = directory
+    while True:
+        if folder in memo:
+            found = memo[folder]
             break
-    if found is None and directory.parent != directory:
-        found = find_config_file(directory.parent, memo)
-    if memo is not None:
-        memo[directory] = found
+        walked.append(folder)
+        found = look(folder)
+        if found is not None or folder.parent == folder:
+            break
+        folder = folder.parent
+    for seen in walked:
+        memo[seen] = found
     return found
 
 
@@ -376,16 +411,16 @@ _TOML: dict[tuple[Path, int, int], dict[str, Any]] = {}
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    """A TOML file's data (empty when unreadable: the formatter settings are a hint)."""
+    """A formatter configuration file's data (parsed once while it is unchanged); one that
+    cannot be read or parsed is a configuration error, as it is to ruff."""
     try:
         st = path.stat()
-        key = (path, st.st_mtime_ns, st.st_size)
-        if key not in _TOML:
-            with path.open("rb") as handle:
-                _TOML[key] = tomllib.load(handle)
-        return _TOML[key]
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
+    except OSError:
+        return read_toml(path)  # reports the error
+    key = (path, st.st_mtime_ns, st.st_size)
+    if key not in _TOML:
+        _TOML[key] = read_toml(path)
+    return _TOML[key]
 
 
 def _formatter_line_length(path: Path) -> Optional[int]:
@@ -412,20 +447,17 @@ def find_line_length(
 ) -> Optional[int]:
     """The line length of the closest ruff (``line-length`` of ``ruff.toml``, ``.ruff.toml``,
     ``[tool.ruff]``) or black (``[tool.black]``) configuration at or above ``directory``."""
-    if memo is not None and directory in memo:
-        return memo[directory]
-    found: Optional[int] = None
+    return _closest(directory, memo, _line_length_in)
+
+
+def _line_length_in(directory: Path) -> Optional[int]:
     for name in FORMATTER_FILES:
         candidate = directory / name
         if candidate.is_file():
             found = _formatter_line_length(candidate)
             if found is not None:
-                break
-    if found is None and directory.parent != directory:
-        found = find_line_length(directory.parent, memo)
-    if memo is not None:
-        memo[directory] = found
-    return found
+                return found
+    return None
 
 
 class SettingsResolver:

@@ -46,6 +46,8 @@ from seedlint.prefilter.words import loader_in_code, names_project_loader, set_p
 from seedlint.project.index import activate, needs_project, project_decides
 from seedlint.project.layout import find_root
 from seedlint.project.summary import needs_tree, summarize
+from seedlint.run.cache import cache_folder
+from seedlint.run.notices import warn
 from seedlint.run.summaries import ProjectSetup
 
 # flake8 reads stdin under one of these names unless --stdin-display-name gives a real one.
@@ -74,8 +76,12 @@ class _Context:
             assert self.resolver is not None
             cache_dir: Optional[Path] = None
             if not os.environ.get("SEEDLINT_NO_CACHE"):
-                chosen = os.environ.get("SEEDLINT_CACHE_DIR") or settings.cache_dir
-                cache_dir = Path(chosen or ".seedlint_cache")
+                chosen = os.environ.get("SEEDLINT_CACHE_DIR")
+                folder, refused = cache_folder(Path(chosen) if chosen else None, settings, [root])
+                if refused is None:
+                    cache_dir = folder
+                else:  # it must never hold the project (its .gitignore holds `*`)
+                    warn(f"the cache folder {folder} is not used: {refused}")
             setup = ProjectSetup(self.resolver, settings, cache_dir, 1, root, shared=True)
             self.setups[root] = setup
         return self.setups[root]

@@ -366,12 +366,16 @@ class SeedlintServer(LanguageServer):
         if settings.force_exclude and is_excluded(path, settings):
             return linted
         detection = self.detection(settings)
-        if Path(display).is_absolute():
+        # A saved file's project is the one above it; an unsaved buffer (`untitled:`) belongs
+        # to no project: none is looked for, none walked (its name is made up, in a workspace
+        # folder that may be `/`).
+        in_project = document.uri.startswith("file:") and Path(display).is_absolute()
+        if in_project:
             linted.loaders = self.projects.hidden_loaders(display, settings)
         with project_loaders_set(linted.loaders), collector_paused():
             # (see findings_of: the tree's allocations, scanned for nothing)
             checked = check_bytes(raw, display, detection)
-            index = self.project_index(display, raw, settings, checked)
+            index = self.project_index(display, raw, settings, checked) if in_project else None
             if index is not None:  # the project changes the buffer's answers: check with it
                 checked.release()
                 with activated(index):

@@ -1,10 +1,11 @@
 """Where a project starts, what each of its files is called, and what an import reaches.
 
 The root is the nearest folder upwards holding ``pyproject.toml``, ``setup.py``, ``setup.cfg``
-or ``.git``. An import is resolved the way Python would find it in a checkout: relative imports
-from the importing file's package; absolute ones from the importing file's own folder (a
-script's ``sys.path[0]``), each folder above it up to the root, and the root's ``src/``, so that
-packages, ``src/`` layouts, namespace packages (no ``__init__.py``) and script folders all work.
+or ``.git`` (looked for below the user's home and within one file system only). An import is
+resolved the way Python would find it in a checkout: relative imports from the importing file's
+package; absolute ones from the importing file's own folder (a script's ``sys.path[0]``), each
+folder above it up to the root, and the root's ``src/``, so that packages, ``src/`` layouts,
+namespace packages (no ``__init__.py``) and script folders all work.
 """
 
 from __future__ import annotations
@@ -19,13 +20,59 @@ ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 def find_root(start: Path) -> Path:
     """The nearest folder at or above ``start`` holding a root marker (``start``'s own folder
-    when none does)."""
+    when none does: see :func:`project_root`)."""
     start = Path(os.path.abspath(start))
     folder = start if start.is_dir() else start.parent
-    for candidate in (folder, *folder.parents):
-        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
-            return candidate
-    return folder
+    found = project_root(folder)
+    return folder if found is None else found
+
+
+def project_root(start: Path) -> Optional[Path]:
+    """The nearest folder at or above ``start`` holding a root marker, or None. The search is
+    bounded: it stops at the first marker, below the user's home (a home folder kept in git
+    is no project: its files are not one program) and at a file system boundary (a mounted
+    folder's parent is another tree), and it lists no folder, it only looks for the markers."""
+    start = Path(os.path.abspath(start))
+    folder = start if start.is_dir() else start.parent
+    home = _home()
+    try:
+        device: Optional[int] = os.stat(folder).st_dev
+    except OSError:
+        device = None
+    while True:
+        if home is not None and folder == home:
+            return None
+        if any((folder / marker).exists() for marker in ROOT_MARKERS):
+            return folder
+        parent = folder.parent
+        if parent == folder:
+            return None
+        try:
+            above = os.stat(parent).st_dev
+        except OSError:
+            return None
+        if device is not None and above != device:
+            return None
+        folder = parent
+
+
+def may_walk(root: Path) -> bool:
+    """Whether the project index may walk ``root`` for the project's files (a folder nobody
+    named): a folder holding a root marker may be walked; one without is not walked when it
+    is a file system's root (``/``) or holds the user's home (a loose file's folder, or the
+    common folder of files from unrelated trees, is no project to walk)."""
+    root = Path(os.path.abspath(root))
+    if any((root / marker).exists() for marker in ROOT_MARKERS):
+        return True
+    if root.parent == root or os.path.ismount(root):
+        return False
+    home = _home()
+    return home is None or not (home == root or root in home.parents)
+
+
+def _home() -> Optional[Path]:
+    home = os.path.expanduser("~")
+    return Path(os.path.abspath(home)) if os.path.isabs(home) else None
 
 
 def module_name(path: Path, root: Path) -> str:

@@ -23,6 +23,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import stat
 import sys
@@ -35,6 +36,7 @@ from seedlint import __version__
 from seedlint.config import Settings
 from seedlint.core import Applicability, Finding, Fix
 from seedlint.rules import BY_CODE
+from seedlint.run.notices import warn
 
 # Bumped whenever what a cache entry holds changes, so that old entries are never read.
 CACHE_FORMAT = 5
@@ -147,6 +149,63 @@ def _folder_problem(path: Path) -> Optional[str]:
     return None
 
 
+# What seedlint writes at the top of its cache folder: nothing else may be there.
+_OWN_ENTRIES = frozenset({"CACHEDIR.TAG", ".gitignore"})
+_VERSION_FOLDER = re.compile(r"[0-9][0-9A-Za-z.+!_]*-[0-9a-f]{16}-py[0-9]+")
+DEFAULT_FOLDER = ".seedlint_cache"
+
+
+def cache_folder(
+    given: Optional[Path], settings: Settings, project: Iterable[Path]
+) -> tuple[Path, Optional[str]]:
+    """The cache folder a run uses, and why it is refused (None: it is not; the run then goes
+    on without a cache): ``given`` (``--cache-dir``, ``SEEDLINT_CACHE_DIR``: the user's own
+    choice), else the configuration's ``cache-dir`` (relative to the configuration file's
+    folder, as ruff reads it), else ``.seedlint_cache``. ``project``: the folders and files
+    the run checks.
+
+    seedlint writes a ``.gitignore`` holding ``*`` in its cache folder, so the folder must
+    never hold what it checks: it must not be (or lie above) the working folder, a checked
+    path or the configuration's folder; a ``cache-dir`` from a configuration file (which an
+    untrusted repository writes) must lie inside that file's folder; and a folder that
+    exists must hold only what seedlint writes there (``cache-dir = "src"`` is refused)."""
+    inside: Optional[str] = None
+    if given is not None:
+        folder = given
+    elif settings.cache_dir and settings.config_file is not None:
+        base = settings.config_file.parent
+        folder = base / settings.cache_dir
+        inside = os.path.realpath(base)
+    else:
+        folder = Path(settings.cache_dir or DEFAULT_FOLDER)
+    if "\0" in str(folder):
+        return folder, "its name holds a NUL character"
+    real = os.path.realpath(folder)
+    # The working folder and the configuration's folder, their real paths; the checked paths
+    # as named (thousands for pre-commit: no system call each; a folder that holds them holds
+    # files seedlint did not write, refused below).
+    held = [(Path.cwd(), True), *((path, False) for path in project)]
+    if settings.config_file is not None:
+        held.append((settings.config_file.parent, True))
+    absolute = os.path.abspath(folder)
+    for path, resolve in held:
+        mine = real if resolve else absolute
+        other = os.path.realpath(path) if resolve else os.path.abspath(path)
+        if other == mine or other.startswith(mine.rstrip(os.sep) + os.sep):
+            return folder, f"it holds the project ({path})"
+    if inside is not None and not real.startswith(inside.rstrip(os.sep) + os.sep):
+        where = f"`cache-dir` in {settings.config_file}"
+        return folder, f"it lies outside the project ({inside}), as {where}"
+    try:
+        names = [entry.name for entry in os.scandir(folder)]
+    except (OSError, ValueError):
+        names = []  # none yet (or not a folder: refused when it is made)
+    foreign = sorted(n for n in names if n not in _OWN_ENTRIES and not _VERSION_FOLDER.fullmatch(n))
+    if foreign:
+        return folder, f"it holds files seedlint did not write there (`{foreign[0]}`)"
+    return folder, None
+
+
 class Cache:
     """Findings per file, for seedlint's version, the interpreter's grammar and the settings.
 
@@ -180,7 +239,7 @@ class Cache:
     def _disable(self, message: str) -> None:
         if self.disabled is None:
             self.disabled = message
-            print(f"seedlint: warning: {message}", file=sys.stderr)
+            warn(message)
 
     # -- reading -----------------------------------------------------------------------------
     def _mac(self, name: str, body: bytes) -> str:
@@ -266,16 +325,17 @@ class Cache:
         entry = self._entry(settings, path)
         if key is None or not isinstance(entry, dict) or entry.get("stat") != list(key):
             return None
-        return _with_extra(entry, path)
+        return _with_extra(entry, path, key[1])
 
     def by_content(
-        self, settings: Settings, path: str, digest: str
+        self, settings: Settings, path: str, digest: str, size: Optional[int] = None
     ) -> Optional[tuple[list[Finding], str]]:
-        """As :meth:`by_stat`, for an unchanged content hash."""
+        """As :meth:`by_stat`, for an unchanged content hash (``size``: the file's, in bytes,
+        which bounds every row and column an entry may hold)."""
         entry = self._entry(settings, path)
         if not isinstance(entry, dict) or entry.get("digest") != digest:
             return None
-        return _with_extra(entry, path)
+        return _with_extra(entry, path, size)
 
     def get(
         self, settings: Settings, path: str, digest: str, extra: str = ""
@@ -308,9 +368,11 @@ class Cache:
         self._dirty.add(table_key)
 
     # -- a whole run -------------------------------------------------------------------------
-    def run_findings(self, name: str, state: str) -> Optional[list[Finding]]:
+    def run_findings(self, name: str, state: str, sizes: dict[str, int]) -> Optional[list[Finding]]:
         """The findings the run record ``name`` keeps for ``state`` (None: no such record,
-        another state, or anything in it not as seedlint writes it)."""
+        another state, or anything in it not as seedlint writes it). Checked entry by entry as
+        a table's entries are: each path must be one of the run's files (``sizes``: each
+        file's size in bytes, which bounds its rows and columns), each finding valid."""
         body = self.read_signed(name)
         if body is None:
             return None
@@ -323,7 +385,8 @@ class Cache:
                 return None
             findings: list[Finding] = []
             for path, items in files:
-                found = _findings(items, str(path))
+                size = sizes.get(path) if isinstance(path, str) else None
+                found = _findings(items, path, size) if size is not None else None
                 if found is None:
                     return None
                 findings.extend(found)
@@ -389,7 +452,10 @@ class Cache:
                 raise
         except (OSError, ValueError) as error:  # a read-only tree: the run still succeeds
             reason = getattr(error, "strerror", None) or error
-            print(f"seedlint: warning: cannot write the cache: {reason}", file=sys.stderr)
+            # Said once for the folder, whichever of its files (the findings, the project's
+            # summaries and loader names, the run's record) met it first.
+            where = os.path.abspath(self.directory)
+            warn(f"cannot write the cache: {reason}", key=f"cannot write the cache in {where}")
             self.disabled = f"cannot write the cache: {reason}"
             return False
         return True
@@ -465,27 +531,37 @@ class _Invalid(Exception):
     pass
 
 
-def _with_extra(entry: dict[str, Any], path: str) -> Optional[tuple[list[Finding], str]]:
-    findings = _findings(entry.get("findings"), path)
+def _with_extra(
+    entry: dict[str, Any], path: str, size: Optional[int]
+) -> Optional[tuple[list[Finding], str]]:
+    findings = _findings(entry.get("findings"), path, size)
     extra = entry.get("extra", "")
     if findings is None or not isinstance(extra, str):
         return None
     return findings, extra
 
 
-def _findings(items: Any, path: str) -> Optional[list[Finding]]:
+def _findings(items: Any, path: str, size: Optional[int] = None) -> Optional[list[Finding]]:
     """An entry's findings for ``path`` from their JSON, or None when anything in them is not
-    as seedlint writes it (then the file is checked again)."""
+    as seedlint writes it (then the file is checked again). ``size``: the file's size in
+    bytes; no row, column or cell of a file of ``size`` bytes lies beyond ``size + 1`` (a
+    column of 10**12 would make a caret line of as many spaces)."""
     if not isinstance(items, list):
         return None
+    most = _MOST if size is None else min(size + 1, _MOST)
     try:
-        return [_finding_from_json(item, path) for item in items]
+        return [_finding_from_json(item, path, most) for item in items]
     except _Invalid:
         return None
 
 
-def _int(value: Any, least: int) -> int:
-    if type(value) is not int or value < least:
+# The most any row or column may be when the file's size is not known: a file this large is
+# not one seedlint reads.
+_MOST = 1 << 40
+
+
+def _int(value: Any, least: int, most: int) -> int:
+    if type(value) is not int or not least <= value <= most:
         raise _Invalid
     return value
 
@@ -496,15 +572,15 @@ def _text(value: Any) -> str:
     return value
 
 
-def _finding_from_json(data: Any, path: str) -> Finding:
+def _finding_from_json(data: Any, path: str, most: int = _MOST) -> Finding:
     if not isinstance(data, dict):
         raise _Invalid
     code = data.get("code")
     rule = BY_CODE.get(code) if isinstance(code, str) else None
     if rule is None:
         raise _Invalid
-    row = _int(data.get("row"), 1)
-    end_row = _int(data.get("end_row"), row)
+    row = _int(data.get("row"), 1, most)
+    end_row = _int(data.get("end_row"), row, most)
     noqa = data.get("noqa_rows")
     if not isinstance(noqa, list):
         raise _Invalid
@@ -528,12 +604,12 @@ def _finding_from_json(data: Any, path: str) -> Finding:
         _text(data.get("message")),
         path,
         row,
-        _int(data.get("col"), 0),
+        _int(data.get("col"), 0, most),
         end_row,
-        _int(data.get("end_col"), 0),
+        _int(data.get("end_col"), 0, most),
         fix=fix,
-        noqa_rows=tuple(_int(r, 1) for r in noqa),
-        cell=None if cell is None else _int(cell, 1),
+        noqa_rows=tuple(_int(r, 1, most) for r in noqa),
+        cell=None if cell is None else _int(cell, 1, most),
         fixable=fixable,
     )
 

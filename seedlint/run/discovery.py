@@ -9,8 +9,10 @@ walk never leaves the tree it was given.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,8 @@ from seedlint.config import (
     SettingsResolver,
     path_matches,
 )
+from seedlint.core.files import NotRegularFile, not_regular, read_regular
+from seedlint.run.notices import warn
 
 # A folder holding one of these may change the settings or the ignores of what it holds.
 _FOLDER_MARKERS = frozenset({*CONFIG_FILES, *FORMATTER_FILES, ".gitignore", ".ignore", ".git"})
@@ -48,16 +52,9 @@ class _Ignores:
     def child(self, directory: Path) -> _Ignores:
         lines: list[str] = []
         for name in (".gitignore", ".ignore"):
-            try:
-                lines.extend((directory / name).read_text(errors="replace").splitlines())
-            except OSError:
-                continue
+            lines.extend(_ignore_lines(directory / name))
         if (directory / ".git").is_dir():
-            try:
-                exclude = directory / ".git" / "info" / "exclude"
-                lines.extend(exclude.read_text(errors="replace").splitlines())
-            except OSError:
-                pass
+            lines.extend(_ignore_lines(directory / ".git" / "info" / "exclude"))
         if not lines:
             return self
         import pathspec  # only where an ignore file is found (most walks of a tree find few)
@@ -74,6 +71,26 @@ class _Ignores:
             if spec.match_file(relative + "/" if is_dir else relative):
                 return True
         return False
+
+
+def _ignore_lines(path: Path) -> list[str]:
+    """The lines of an ignore file; none when it is absent or not a regular file (a FIFO named
+    ``.gitignore`` is never opened for reading: that would wait for a writer forever)."""
+    try:
+        raw = read_regular(path)
+    except NotRegularFile as error:
+        warn(f"{path}: {error.strerror}; not read", key=os.path.abspath(path))
+        return []
+    except OSError:
+        return []
+    return raw.decode("utf-8", errors="replace").splitlines()
+
+
+def _special(path: Path, mode: int, skipped: Skipped) -> None:
+    """A FIFO, socket or device where a file to check was expected: skipped, one warning."""
+    reason = not_regular(mode)
+    warn(f"{path}: {reason}; skipped", key=os.path.abspath(path))
+    skipped(path, reason)
 
 
 @dataclass(frozen=True)
@@ -173,8 +190,14 @@ def discover(
     it (as it stops ruff), unless ``bad_config`` is given: then that folder is left out and
     ``bad_config`` told."""
     for given in paths:
-        if given.is_dir():  # a folder (or a link to one) named explicitly: walk it
+        try:
+            mode: Optional[int] = os.stat(given).st_mode
+        except (OSError, ValueError):
+            mode = None  # a dangling link, say: reported as RNG000
+        if mode is not None and stat.S_ISDIR(mode):  # a folder (or a link to one): walk it
             yield from _walk(given, resolver, skipped, bad_config)
+        elif mode is not None and not stat.S_ISREG(mode):
+            _special(given, mode, skipped)  # a FIFO named x.py: never opened
         else:
             settings = resolver.for_path(_absolute(given))
             if settings.force_exclude and is_excluded(given, settings):
@@ -267,9 +290,20 @@ def _walk(
                 if problem is not None:
                     yield Candidate(path, settings, problem)
                     continue
-                if os.path.isdir(path):
+                try:
+                    mode = os.stat(path).st_mode
+                except OSError:
+                    continue
+                if stat.S_ISDIR(mode):
                     skipped(path, "a link to a folder (never followed)")
                     continue
+                if not stat.S_ISREG(mode):
+                    _special(path, mode, skipped)
+                    continue
+            elif not entry.is_file(follow_symlinks=False):  # its type from the listing
+                with contextlib.suppress(OSError):  # (gone since the listing: skipped)
+                    _special(path, entry.stat(follow_symlinks=False).st_mode, skipped)
+                continue
             yield Candidate(path, settings)
         stack.extend(reversed(subdirs))
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -15,6 +14,7 @@ from typing import Optional
 
 from seedlint.config import Settings
 from seedlint.core import Edit, Finding
+from seedlint.core.files import NotRegularFile, read_regular
 from seedlint.documents import DecodeError, Source
 from seedlint.engine.check import Checked, check_bytes, collector_paused, findings_of, invalid
 from seedlint.engine.fix import Fixed, Identity, applies, edits_for, fix_bytes, identity
@@ -45,29 +45,18 @@ class FileTask:
     raw: Optional[bytes] = None
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
-
-
 def read_file(path: Path) -> tuple[Optional[bytes], Optional[str]]:
     """The file's bytes (read with two system calls for most files: no file object is made
-    for each of a corpus's thousands of files), or why they cannot be read."""
+    for each of a corpus's thousands of files), or why they cannot be read. Only a regular
+    file is read: a FIFO, a socket or a device is refused before any byte is read."""
     try:
-        descriptor = os.open(path, _READ_FLAGS)
-        try:
-            info = os.fstat(descriptor)
-            parts = [os.read(descriptor, info.st_size + 1)]
-            # To the end, however the file changed since its size was read: a regular file
-            # read short is at its end (another file, a pipe say, is read until it says so).
-            if len(parts[0]) > info.st_size or not stat.S_ISREG(info.st_mode):
-                while parts[-1]:
-                    parts.append(os.read(descriptor, 1 << 20))
-        finally:
-            os.close(descriptor)
+        return read_regular(path), None
     except IsADirectoryError:
         return None, "cannot read: it is a folder"
+    except NotRegularFile as error:
+        return None, f"cannot read: {error.strerror}"
     except OSError as error:
         return None, f"cannot read: {error.strerror or error}"
-    return parts[0] if len(parts) <= 2 else b"".join(parts), None
 
 
 def _read(task: FileTask) -> tuple[Optional[bytes], list[Finding]]:
@@ -135,7 +124,7 @@ def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checke
     named = project and names_project_loader(raw)
     force = named or (project and not needs_tree(raw, scan) and loader_in_code(raw, chosen.options))
     if cache is not None:
-        found = cache.by_content(task.settings, task.display, content)
+        found = cache.by_content(task.settings, task.display, content, len(raw))
         if found is not None:
             summary = _summary(task, raw, None, force=force) if project and found[1] else None
             return _Checked(found[0], content, True, summary, found[1])
@@ -220,9 +209,13 @@ def _check_files(
         keys[i] = stat_key(task.path) if task.raw is None else None
     where = keys_of([task.display for task in tasks])  # absolute (a file's display: its path)
     record = _run_record(tasks, keys, now, where) if cache is not None else None
+    root = ""  # the project's root: it decides what an import reaches
+    if record is not None and project is not None:
+        root = str(project.root_of([str(t.path) for t in tasks]))
     if record is not None:
         assert cache is not None
-        kept = cache.run_findings(record[0], _run_state(record[1], cache.salt))
+        bounds = {task.display: key[1] for task, key in zip(tasks, keys) if key is not None}
+        kept = cache.run_findings(record[0], _run_state(record[1], cache.salt, root), bounds)
         if kept is not None:
             return kept  # every file, the settings and the loader names as in the last run
     for i, task in enumerate(tasks):
@@ -330,7 +323,7 @@ def _check_files(
         project.save()
     found = [f for i in range(len(tasks)) for f in findings.get(i, ())]
     if record is not None and cache is not None and whole and all(r.cacheable for r in results):
-        cache.keep_run(record[0], _run_state(record[1], cache.salt), found)
+        cache.keep_run(record[0], _run_state(record[1], cache.salt, root), found)
     return found
 
 
@@ -359,8 +352,10 @@ def _run_record(
     return f"run-{name}.json", digest("\n".join(stats).encode())
 
 
-def _run_state(stats: str, salt: str) -> str:
-    return f"{stats}-{salt}"
+def _run_state(stats: str, salt: str, root: str) -> str:
+    """What a run record holds for: its files' stat keys, the project's loader names and the
+    project's root (a ``pyproject.toml`` added above the files changes what imports reach)."""
+    return f"{stats}-{salt}-{digest(root.encode('utf-8', 'surrogatepass'))[:16]}"
 
 
 def loader_salt(hidden: frozenset[str]) -> str:
@@ -436,22 +431,25 @@ def _with_project(
 
 # A warm run whose every file is unchanged skips the project index: the answers of the last
 # run that built it are kept (signed, in the cache folder) with a digest of the project's
-# state then (every file's stat key and the settings); equal state, equal answers. Only a run
-# over the whole project records them (a file outside the checked ones may change unseen).
+# state then (every file's stat key, the settings and the root); equal state, equal answers.
+# Only a run over the whole project records them (a file outside the checked ones may change
+# unseen).
 def _state(
     tasks: Sequence[FileTask],
     trusted: list[Optional[StatKey]],
     project: ProjectSetup,
     where: list[str],
 ) -> Optional[str]:
-    """The digest of the checked files' stat keys and the settings; None when a file is
-    standard input or was written too recently for its stat key to be trusted."""
-    rows: list[str] = [project.settings.fingerprint()]
+    """The digest of the checked files' stat keys, the settings and the project's root; None
+    when a file is standard input or was written too recently for its stat key to be
+    trusted."""
+    root = str(project.root_of([str(t.path) for t in tasks if t.raw is None]))
+    rows: list[str] = [project.settings.fingerprint(), root]
     for task, key, path in zip(tasks, trusted, where):
         if task.raw is not None or key is None:
             return None
         rows.append(f"{path}\0{key}")
-    rows[1:] = sorted(rows[1:])
+    rows[2:] = sorted(rows[2:])
     return digest("\n".join(rows).encode("utf-8", "surrogatepass"))
 
 
@@ -525,7 +523,44 @@ def _fix_task(task: FileTask) -> _FileFixed:
 
 
 def fix_files(tasks: Sequence[FileTask], processes: int, write: bool = True) -> FixReport:
-    """Fix every file: write it (with ``write``), or else collect the diff."""
+    """Fix every file: write it (with ``write``), or else collect the diff. A file the tasks
+    name twice (two links to it in the tree, or a link and the file) is fixed once, under its
+    first name; its other names get the findings left in it, and no error: fixing it under
+    each name would find it changed on disk by the first fix."""
+    unique, aliases = _one_name_each(tasks)
+    report = _fix_files(unique, processes, write)
+    if aliases:
+        left: dict[str, list[Finding]] = {}
+        for finding in report.remaining:
+            left.setdefault(finding.path, []).append(finding)
+        for alias, first in aliases:
+            report.remaining.extend(replace(f, path=alias.display) for f in left.get(first, ()))
+            if first in report.final:
+                report.final[alias.display] = report.final[first]
+    return report
+
+
+def _one_name_each(tasks: Sequence[FileTask]) -> tuple[list[FileTask], list[tuple[FileTask, str]]]:
+    """The tasks with one name per file on disk, and each other name with its file's first."""
+    seen: dict[tuple[int, int], str] = {}
+    unique: list[FileTask] = []
+    aliases: list[tuple[FileTask, str]] = []
+    for task in tasks:
+        if task.raw is None:
+            try:
+                info = os.stat(task.path)
+            except (OSError, ValueError):
+                info = None
+            if info is not None:
+                first = seen.setdefault((info.st_dev, info.st_ino), task.display)
+                if first != task.display:
+                    aliases.append((task, first))
+                    continue
+        unique.append(task)
+    return unique, aliases
+
+
+def _fix_files(tasks: Sequence[FileTask], processes: int, write: bool) -> FixReport:
     report = FixReport()
     sizes = [len(t.raw) if t.raw is not None else _size(t.path) for t in tasks]
     results = pool_map(_fix_task, tasks, sizes, processes, min_items=8, min_bytes=200_000)

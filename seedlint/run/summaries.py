@@ -37,7 +37,7 @@ from seedlint.project.hints import (
     possible_loader_names,
 )
 from seedlint.project.index import ProjectIndex, caller_words
-from seedlint.project.layout import Layout, find_root
+from seedlint.project.layout import Layout, find_root, may_walk
 from seedlint.project.summary import (
     LIGHT,
     ModuleSummary,
@@ -134,6 +134,8 @@ def walk_project(
     (an editor, git or a formatter that saves a file by renaming a new one over it changes
     the folder's time, not what it holds: :func:`_same_entries`); ``found_now``: the files a
     walk of the root just found (the run's own, when it checks the project's root)."""
+    if found_now is None and not may_walk(root):
+        return []  # no project to walk: the index holds the checked files alone
     fingerprint = settings.fingerprint()
     found = cache.walks.get(str(root))
     if found_now is None and found is not None and found[0] == fingerprint:
@@ -693,6 +695,11 @@ class ProjectSetup:
                 common = os.path.commonpath([os.path.abspath(path) for path in paths])
             self._roots[key] = find_root(Path(common))
         return self._roots[key]
+
+    def root_of(self, checked: Iterable[str] = ()) -> Path:
+        """The project's root for a run that checks ``checked``: it decides what an import
+        reaches, so every record of a run's findings is kept for one root."""
+        return self._root(checked)
 
     def loader_names(self, checked: Iterable[str] = ()) -> LoaderNames:
         """The project's loader names, as the record in the cache folder keeps them (see
