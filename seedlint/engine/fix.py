@@ -26,7 +26,7 @@ from seedlint.documents.notebook import split, to_cell
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
 from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.selection import selection
-from seedlint.fixes.text import LineMap, lines, minimal_edits
+from seedlint.fixes.text import LineMap, kept_endings, lines, minimal_edits
 
 if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
@@ -173,7 +173,7 @@ def _round_in(
 
     def applied_text(changes: Sequence[Change]) -> str:
         new = apply_changes(ctx.module, changes, ctx.positions)
-        return new if window is None else window.restore(new)
+        return kept_endings(text, new if window is None else window.restore(new))
 
     accepted: list[Change] = []
     applied: list[Flagged] = []
@@ -388,7 +388,7 @@ def _edits_in(
                 new_text = apply_changes(ctx.module, [change], ctx.positions)
                 if window is not None:
                     new_text = window.restore(new_text)
-                edits = minimal_edits(document.text, new_text)
+                edits = minimal_edits(document.text, kept_endings(document.text, new_text))
         except OutsideWindow:
             raise
         except Exception:  # a broken codemod: no edits shown, and --fix reports it

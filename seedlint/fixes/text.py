@@ -130,6 +130,39 @@ class LineMap:
         return min(i1, self._old_count - 1) + 1
 
 
+def mixed_endings(text: str) -> bool:
+    """Whether ``text`` ends its lines in more than one way (``\\r\\n``, ``\\r``, ``\\n``)."""
+    if "\r" not in text:
+        return False
+    crlf = text.count("\r\n")
+    return crlf != text.count("\r") or crlf != text.count("\n")
+
+
+def kept_endings(old: str, new: str) -> str:
+    """``new`` with every line that a fix did not touch ending as it did in ``old``.
+
+    libcst writes the lines it makes (and the blank lines it moves around a new statement)
+    with the module's first line ending; in a file that mixes endings that would change the
+    ending of lines the fix never touched. The lines of both texts are matched by their content
+    without endings: a matched line keeps its old ending, a new line keeps the one it got."""
+    if not mixed_endings(old):
+        return new
+    old_lines, new_lines = lines(old), lines(new)
+    bare_old = [line.rstrip("\r\n") for line in old_lines]
+    bare_new = [line.rstrip("\r\n") for line in new_lines]
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in opcodes(bare_old, bare_new):
+        if tag != "equal":
+            out.extend(new_lines[j1:j2])
+            continue
+        for i, j in zip(range(i1, i2), range(j1, j2)):
+            ending = old_lines[i][len(bare_old[i]) :]
+            if not ending and j + 1 < len(new_lines):  # the old last line, now followed
+                ending = new_lines[j][len(bare_new[j]) :]
+            out.append(bare_new[j] + ending)
+    return "".join(out)
+
+
 def minimal_edits(old: str, new: str) -> tuple[Edit, ...]:
     """Replacements that turn ``old`` into ``new``, each trimmed to the characters that change.
 
