@@ -52,3 +52,64 @@ def test_fix_keeps_the_ending_of_every_line_it_does_not_touch(tmp_path: Path) ->
     # A second --fix changes nothing.
     again = run_seedlint("check", "--no-cache", "--fix", "mixed.py", cwd=tmp_path)
     assert again.returncode == 0 and target.read_bytes() == new
+
+
+# -- case 10: a file's name and content are printed harmless ------------------------------------
+HOSTILE_LINE = (
+    "loader = DataLoader(range(3), shuffle=True)"
+    "  # \x1b[31mred\x1b[0m \u202eevil ##vso[task.complete]"
+)
+HOSTILE_NAMES = [
+    "nl\n::error file=forged.py,line=1::FORGED.py",
+    "\x1b[2Jansi.py",
+    "::warning::start.py",
+    "cr\r##[error]x.py",
+]
+
+
+def _hostile_tree(root: Path) -> None:
+    body = "from torch.utils.data import DataLoader\n" + HOSTILE_LINE + "\n"
+    for name in HOSTILE_NAMES:
+        (root / name).write_text(body, encoding="utf-8")
+    (root / "\x1b[1mbroken.py").write_text("def (:\n    DataLoader\n", encoding="utf-8")
+
+
+def _assert_harmless(output: str) -> None:
+    for line in output.split("\n"):
+        stripped = line.lstrip()
+        assert not stripped.startswith(("::", "##")), f"a workflow command: {line!r}"
+        assert "##vso[" not in line.lower(), f"an Azure command: {line!r}"
+        for bad in ("\x1b", "\r", "\u202e", "\x00"):
+            assert bad not in line, f"{bad!r} printed raw: {line!r}"
+
+
+def test_names_and_content_are_printed_harmless_in_every_terminal_output(tmp_path: Path) -> None:
+    _hostile_tree(tmp_path)
+    outputs: list[str] = []
+    for args in (
+        ["--output-format", "full"],
+        ["--output-format", "concise"],
+        ["--show-files"],
+        ["--diff"],
+        ["-v", "--select", "RNG003"],
+        ["--statistics"],
+    ):
+        result = run_seedlint("check", "--no-cache", *args, ".", cwd=tmp_path)
+        assert result.returncode in (0, 1), result.stderr
+        outputs += [result.stdout, result.stderr]
+    full = outputs[0]
+    assert "nl\\n::error file=forged.py,line=1::FORGED.py:2:10" in full
+    assert "\\x1b[2Jansi.py" in full and "./::warning::start.py" in full
+    assert "\\x1b[31mred" in full and "\\u202eevil" in full
+    assert "\\x1b[1mbroken.py:1:" in outputs[2]  # its RNG000, in the concise output
+    # --fix, with one of them read-only: the error line on stderr is harmless too.
+    (tmp_path / HOSTILE_NAMES[0]).chmod(0o444)
+    fixing = run_seedlint("check", "--no-cache", "--fix", ".", cwd=tmp_path)
+    assert "not fixed: it is read-only" in fixing.stderr
+    outputs += [fixing.stdout, fixing.stderr]
+    for output in outputs:
+        _assert_harmless(output)
+    # A CI format still says what it must, in its own escapes.
+    github = run_seedlint("check", "--no-cache", "--output-format", "github", ".", cwd=tmp_path)
+    for line in github.stdout.splitlines():
+        assert line.startswith("::error title=seedlint"), line

@@ -8,6 +8,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from seedlint.core import Edit
+from seedlint.core.printable import printable_code, printable_path
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -215,13 +216,18 @@ def _row_col(text: str, starts: list[int], offset: int) -> tuple[int, int]:
 
 
 def unified_diff(old: str, new: str, display: str) -> str:
-    """A unified diff of ``old`` to ``new`` for ``display`` (empty when they are equal)."""
+    """A unified diff of ``old`` to ``new`` for ``display`` (empty when they are equal). The
+    name and the lines are shown as :mod:`seedlint.core.printable` makes them: a line holding a
+    control character is escaped (that hunk then does not apply as it is)."""
     if old == new:
         return ""
     out = []
-    for line in difflib.unified_diff(lines(old), lines(new), fromfile=display, tofile=display):
-        if line.endswith(("\n", "\r")):
-            out.append(line)
+    name = printable_path(display)  # the headers stay two lines, whatever the file's name
+    for line in difflib.unified_diff(lines(old), lines(new), fromfile=name, tofile=name):
+        bare = line.rstrip("\r\n")
+        shown = printable_code(bare)  # a control character or a command in the code: escaped
+        if len(bare) < len(line):
+            out.append(shown + line[len(bare) :])
         else:
-            out.append(line + "\n\\ No newline at end of file\n")
+            out.append(shown + "\n\\ No newline at end of file\n")
     return "".join(out)
