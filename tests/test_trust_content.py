@@ -6,6 +6,7 @@ races an editor's save against :func:`seedlint.fixes.write.write_fixed` itself, 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.support import run_seedlint
@@ -113,3 +114,50 @@ def test_names_and_content_are_printed_harmless_in_every_terminal_output(tmp_pat
     github = run_seedlint("check", "--no-cache", "--output-format", "github", ".", cwd=tmp_path)
     for line in github.stdout.splitlines():
         assert line.startswith("::error title=seedlint"), line
+
+
+# -- case 6: no shape of code kills the process ---------------------------------------------------
+LOADER = "from torch.utils.data import DataLoader\nloader = DataLoader(range(3), shuffle=True)\n"
+SHAPES = {
+    "and": lambda n: "y = " + " and ".join(f"x{i}" for i in range(n)) + "\n",
+    "or": lambda n: "y = " + " or ".join(f"x{i}" for i in range(n)) + "\n",
+    "compare": lambda n: "y = " + " < ".join(f"x{i}" for i in range(n)) + "\n",
+    "plus": lambda n: "y = " + " + ".join(f"x{i}" for i in range(n)) + "\n",
+    "strings": lambda n: "y = (" + " ".join(f"'s{i}'" for i in range(n)) + ")\n",
+    "elif": lambda n: "if a:\n    pass\n" + "".join(f"elif x{i}:\n    pass\n" for i in range(n)),
+    "attribute": lambda n: "y = a" + ".b" * n + "\n",
+    "call": lambda n: "y = f" + "()" * n + "\n",
+    "not": lambda n: "y = " + "not " * n + "x\n",
+    "subscript": lambda n: "y = a" + "[0]" * n + "\n",
+}
+
+
+def test_deep_shapes_never_kill_a_fix_a_diff_or_the_json_output(tmp_path: Path) -> None:
+    for name, make in SHAPES.items():
+        (tmp_path / f"deep_{name}.py").write_text(LOADER + make(10_000), encoding="utf-8")
+    (tmp_path / "shallow_and.py").write_text(LOADER + SHAPES["and"](2_500), encoding="utf-8")
+    (tmp_path / "other.py").write_text(LOADER, encoding="utf-8")
+    deep = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("deep_"))
+    for args in (["--diff"], ["--output-format", "json"]):
+        result = run_seedlint("check", "--no-cache", *args, ".", cwd=tmp_path, timeout=300)
+        assert result.returncode == 1, (args, result.returncode, result.stderr[-2000:])
+        assert "internal error" not in result.stderr
+        if args == ["--diff"]:
+            assert "+++ other.py" in result.stdout and "+++ shallow_and.py" in result.stdout
+            for name in deep:  # left alone, each with one line saying so (or its RNG000)
+                assert f"+++ {name}" not in result.stdout
+        else:
+            items = json.loads(result.stdout)
+            by_file = {Path(item["filename"]).name for item in items}
+            assert {"other.py", "shallow_and.py", *deep} <= by_file
+            edits = {Path(i["filename"]).name for i in items if i["fix"] and i["fix"]["edits"]}
+            assert {"other.py", "shallow_and.py"} <= edits
+    before = {name: (tmp_path / name).read_bytes() for name in deep}
+    fixing = run_seedlint("check", "--no-cache", "--fix", ".", cwd=tmp_path, timeout=300)
+    assert fixing.returncode == 1, fixing.stderr[-2000:]
+    assert "internal error" not in fixing.stderr
+    assert "generator=" in (tmp_path / "other.py").read_text()
+    assert "generator=" in (tmp_path / "shallow_and.py").read_text()
+    for name in deep:  # unchanged, and still reported
+        assert (tmp_path / name).read_bytes() == before[name]
+        assert f"{name}:" in fixing.stdout + fixing.stderr

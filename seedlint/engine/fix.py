@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Optional
 
 from seedlint.config import Settings
 from seedlint.core import Edit, Finding
-from seedlint.documents import Document, DocumentError, NotebookDocument, read_document
+from seedlint.documents import Document, DocumentError, NotebookDocument, Source, read_document
 from seedlint.documents.notebook import split, to_cell
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
 from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.selection import selection
+from seedlint.fixes.depth import DEEP_FROM, FIX_DEPTH, fixer_depth
 from seedlint.fixes.text import LineMap, kept_endings, lines, minimal_edits
 
 if TYPE_CHECKING:
@@ -280,7 +281,17 @@ def _fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fi
     first = check_text(document.text, display, settings, document.source)
     if not any(applies(item.finding, unsafe) for item in first.flagged):
         return Fixed(raw, remaining=_located(document, first.release()))
-    result = fix_text(document.text, display, settings, unsafe, first)
+    depth = _depth(first)
+    if depth > FIX_DEPTH:  # libcst's parser would overflow the stack (SIGSEGV): no fix
+        message = (
+            f"cannot fix: the file is nested too deeply for the fixer (about {depth} levels, "
+            f"at most {FIX_DEPTH}); it was left unchanged"
+        )
+        return Fixed(raw, [], _located(document, first.release()), [message])
+    if depth > DEEP_FROM and not in_deep_thread():
+        result = deeply(lambda: fix_text(document.text, display, settings, unsafe, first))
+    else:
+        result = fix_text(document.text, display, settings, unsafe, first)
     errors = ([result.error] if result.error else []) + result.warnings
     if result.error is not None or result.new_text == document.text:
         return Fixed(raw, [], _located(document, result.remaining), errors)
@@ -342,10 +353,30 @@ def edits_for(
         for item in checked.flagged
         if item.finding.fix is not None and (only is None or identity(item.finding) in only)
     ]
-    try:
-        return _edits_in(document, cells, checked, settings, wanted, _rows(wanted))
-    except OutsideWindow:  # a fix needs more of a very large module than its window
-        return _edits_in(document, cells, checked, settings, wanted, None)
+    if not wanted:
+        return {}
+    depth = _depth(checked)
+    if depth > FIX_DEPTH:  # libcst's parser would overflow the stack: no edits shown
+        return {}
+
+    def computed() -> dict[Identity, tuple[Edit, ...]]:
+        try:
+            return _edits_in(document, cells, checked, settings, wanted, _rows(wanted))
+        except OutsideWindow:  # a fix needs more of a very large module than its window
+            return _edits_in(document, cells, checked, settings, wanted, None)
+
+    return deeply(computed) if depth > DEEP_FROM and not in_deep_thread() else computed()
+
+
+def _depth(checked: Checked) -> int:
+    """libcst's nesting of the checked module, estimated (:mod:`seedlint.fixes.depth`)."""
+    if checked.facts is None:
+        return 0
+    text = checked.text
+    source = checked.source if checked.source is not None else Source(text, "utf-8")
+    if source.text != text:
+        source = Source(text, "utf-8")
+    return fixer_depth(checked.facts.tree, text, source.line_starts)
 
 
 def _edits_in(
