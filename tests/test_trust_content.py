@@ -7,8 +7,15 @@ races an editor's save against :func:`seedlint.fixes.write.write_fixed` itself, 
 from __future__ import annotations
 
 import json
+import os
+import random
+import threading
+import time
 from pathlib import Path
 
+import pytest
+
+from seedlint.fixes.write import write_fixed
 from tests.support import run_seedlint
 
 # -- case 15: a file that mixes CRLF and LF ------------------------------------------------------
@@ -161,3 +168,76 @@ def test_deep_shapes_never_kill_a_fix_a_diff_or_the_json_output(tmp_path: Path) 
     for name in deep:  # unchanged, and still reported
         assert (tmp_path / name).read_bytes() == before[name]
         assert f"{name}:" in fixing.stdout + fixing.stderr
+
+
+# -- case 5: a --fix never overwrites an editor's save ------------------------------------------
+def _editor_save(path: Path, content: bytes, by_rename: bool) -> None:
+    if by_rename:  # as editors with "safe write" do: a file of their own renamed over it
+        temporary = path.with_name(f".{path.name}.editor")
+        temporary.write_bytes(content)
+        os.replace(temporary, path)
+    else:  # in place, as most editors do
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+        try:
+            os.write(fd, content)
+        finally:
+            os.close(fd)
+
+
+def _editor_at(delay: float, path: Path, content: bytes, by_rename: bool) -> int:
+    """A forked editor process that saves ``content`` after ``delay`` seconds: its pid."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            time.sleep(delay)
+            _editor_save(path, content, by_rename)
+        finally:
+            os._exit(0)
+    return pid
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the editor is a forked process")
+def test_an_editors_save_racing_the_fix_is_never_lost(tmp_path: Path) -> None:
+    """An editor (another process) saves at a random moment while write_fixed writes, 100
+    times, by rename and in place: the file ends holding the editor's bytes every time."""
+    path = tmp_path / "train.py"
+    original = LOADER.encode() * 2_000
+    fixed = original.replace(b"shuffle=True)", b"shuffle=True, generator=g)")
+    rng = random.Random(34)
+    start = time.perf_counter()
+    for _ in range(3):  # how long one write takes here
+        path.write_bytes(original)
+        assert write_fixed(path, original, fixed) is None
+    took = (time.perf_counter() - start) / 3
+    outcomes = {"fixed first": 0, "editor first": 0}
+    for attempt in range(100):
+        path.write_bytes(original)
+        saved = b"# saved by the editor %d\n" % attempt + original
+        pid = _editor_at(rng.uniform(0, took * 1.5), path, saved, attempt % 2 == 0)
+        problem = write_fixed(path, original, fixed)
+        os.waitpid(pid, 0)
+        assert path.read_bytes() == saved, (attempt, problem)
+        outcomes["fixed first" if problem is None else "editor first"] += 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.py"]
+    assert all(outcomes.values()), outcomes  # both orders happened
+
+
+def test_a_fix_waits_for_another_fixers_lock(tmp_path: Path) -> None:
+    """Two fixers take turns on one file (an advisory lock): the second one finds the file
+    changed and leaves it as the first one wrote it."""
+    fcntl = pytest.importorskip("fcntl")
+    path = tmp_path / "train.py"
+    path.write_bytes(b"x = 1\n")
+    results: list[object] = []
+    with open(path, "rb") as holder:
+        fcntl.flock(holder.fileno(), fcntl.LOCK_EX)
+        worker = threading.Thread(
+            target=lambda: results.append(write_fixed(path, b"x = 1\n", b"x = 2\n"))
+        )
+        worker.start()
+        time.sleep(0.2)
+        assert worker.is_alive() and path.read_bytes() == b"x = 1\n"  # it waits
+        path.write_bytes(b"x = 3\n")  # what the lock's holder wrote
+    worker.join(10)
+    assert results and results[0] is not None and "changed on disk" in str(results[0])
+    assert path.read_bytes() == b"x = 3\n"
