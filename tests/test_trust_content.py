@@ -241,3 +241,47 @@ def test_a_fix_waits_for_another_fixers_lock(tmp_path: Path) -> None:
     worker.join(10)
     assert results and results[0] is not None and "changed on disk" in str(results[0])
     assert path.read_bytes() == b"x = 3\n"
+
+
+# -- case 17: code for a newer Python than the one running seedlint ------------------------------
+NEWER = """import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Box[T: int](Dataset):
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng()
+
+    def __getitem__[U](self, i: U) -> float:
+        return self.rng.random()
+
+
+type Pair[K] = tuple[K, K]
+label = f"{"nested"}"
+
+
+def make[
+    T,
+    U: (int, str),
+](x: T) -> DataLoader:
+    return DataLoader(Box(), num_workers=2, shuffle=True)
+"""
+
+
+def test_code_for_a_newer_python_is_checked_and_fixed(tmp_path: Path) -> None:
+    (tmp_path / "box.py").write_text(NEWER, encoding="utf-8")
+    (tmp_path / "broken.py").write_text("class Box[T](Dataset:\n    DataLoader\n", encoding="utf-8")
+    result = run_seedlint("check", "--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
+    lines = result.stdout.splitlines()
+    assert "box.py:8:20: RNG005" in result.stdout, result.stdout
+    assert "box.py:22:12: RNG001" in result.stdout and "box.py:22:12: RNG002" in result.stdout
+    assert not [line for line in lines if line.startswith("box.py") and "RNG000" in line]
+    assert [line for line in lines if line.startswith("broken.py:1:") and "RNG000" in line]
+    fixed = run_seedlint("check", "--no-cache", "--fix", "box.py", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    text = (tmp_path / "box.py").read_text(encoding="utf-8")
+    assert "class Box[T: int](Dataset):" in text and "type Pair[K] = tuple[K, K]" in text
+    assert "worker_init_fn=seed_worker" in text and "generator=" in text
+    again = run_seedlint("check", "--no-cache", "--fix", "box.py", cwd=tmp_path)
+    assert again.returncode == 0 and (tmp_path / "box.py").read_text(encoding="utf-8") == text

@@ -25,6 +25,7 @@ from seedlint.documents import Document, DocumentError, NotebookDocument, Source
 from seedlint.documents.notebook import split, to_cell
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
 from seedlint.engine.deep import deeply, in_deep_thread
+from seedlint.engine.grammar import parse_lowered
 from seedlint.engine.selection import selection
 from seedlint.fixes.depth import DEEP_FROM, FIX_DEPTH, fixer_depth
 from seedlint.fixes.text import LineMap, kept_endings, lines, minimal_edits
@@ -241,7 +242,9 @@ def _valid(text: str, display: str, strict: bool) -> bool:
         return _compiles(text, display)
     try:
         ast.parse(text, filename=display)
-    except (SyntaxError, ValueError):
+    except SyntaxError:  # perhaps code for a newer Python, as the file was
+        return parse_lowered(text, display) is not None
+    except ValueError:
         return False
     return True
 

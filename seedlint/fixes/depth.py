@@ -65,8 +65,8 @@ def _span(node: ast.AST, starts: Sequence[int]) -> int:
         return 1 << 30  # no position: look into it
     if not 1 <= row <= end_row <= len(starts):
         return 1 << 30
-    end_col = getattr(node, "end_col_offset", 0) or 0
-    return starts[end_row - 1] + end_col - starts[row - 1] + 1
+    end_col: int = getattr(node, "end_col_offset", 0) or 0
+    return int(starts[end_row - 1] + end_col - starts[row - 1] + 1)
 
 
 def _parts(node: ast.AST, text: str, starts: Sequence[int]) -> int:
