@@ -25,6 +25,7 @@ from seedlint.config import (
     parse_per_file_ignores,
 )
 from seedlint.core import Finding, FixAvailability
+from seedlint.core.printable import printable, printable_path
 from seedlint.documents import DecodeError, Source
 from seedlint.engine.check import collector_paused, invalid
 from seedlint.engine.selection import check_selectors, selection
@@ -232,10 +233,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return _server()
         return _check(args)
     except UsageError as error:
-        print(f"seedlint: error: {error}", file=sys.stderr)
+        print(f"seedlint: error: {printable(str(error))}", file=sys.stderr)
         return 2
     except ConfigError as error:
-        print(f"seedlint: error: {error}", file=sys.stderr)
+        print(f"seedlint: error: {printable(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("seedlint: interrupted", file=sys.stderr)
@@ -244,8 +245,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1
     except Exception as error:  # a bug in seedlint: one line, never a traceback
         print(
-            f"seedlint: error: internal error: {type(error).__name__}: {error} (please report "
-            "this at the seedlint issue tracker, with the command line)",
+            f"seedlint: error: internal error: {type(error).__name__}: {printable(str(error))} "
+            "(please report this at the seedlint issue tracker, with the command line)",
             file=sys.stderr,
         )
         return 2
@@ -395,7 +396,7 @@ def _check(args: argparse.Namespace) -> int:
         for candidate in discover(paths, resolver, _skipped if args.verbose else _quiet):
             display = os.path.normpath(str(candidate.path))
             if args.show_files:
-                print(display)
+                print(printable_path(display))
                 continue
             if candidate.problem is not None:
                 chosen = selection(candidate.settings)
@@ -445,7 +446,7 @@ def _run(
     if fixing:
         outcome = fix_files(tasks, processes, write=not args.diff and not stdin)
         for error in outcome.errors:
-            print(f"seedlint: error: {error}", file=sys.stderr)
+            print(f"seedlint: error: {printable(str(error))}", file=sys.stderr)
         fix_failed = bool(outcome.errors)
         findings.extend(outcome.remaining)
         fixed = outcome.fixed
@@ -576,7 +577,7 @@ def _fixed_list(fixed: list[Finding]) -> str:
         by_file.setdefault(finding.path, Counter())[finding.code] += 1
     lines = [f"\nFixed {len(fixed)} finding{'s' if len(fixed) != 1 else ''}:"]
     for path, counts in sorted(by_file.items()):
-        lines.append(f"- {path}:")
+        lines.append(f"- {printable_path(path)}:")
         for code, count in sorted(counts.items()):
             lines.append(f"    {count} × {code} ({BY_CODE[code].name})")
     return "\n".join(lines) + "\n\n"
@@ -587,7 +588,10 @@ def _quiet(path: Path, reason: str) -> None:
 
 
 def _skipped(path: Path, reason: str) -> None:
-    print(f"seedlint: skipped {os.path.normpath(str(path))}: {reason}", file=sys.stderr)
+    print(
+        f"seedlint: skipped {printable(os.path.normpath(str(path)))}: {printable(reason)}",
+        file=sys.stderr,
+    )
 
 
 def _say_ruled_out(tasks: list[FileTask]) -> None:
@@ -617,7 +621,7 @@ def _add_noqa(findings: list[Finding]) -> int:
         if changed:
             problem = write_fixed(Path(path), raw, new_raw)
             if problem is not None:
-                print(f"seedlint: error: {path}: {problem}", file=sys.stderr)
+                print(f"seedlint: error: {printable(path)}: {printable(problem)}", file=sys.stderr)
                 continue
             added += changed
     print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)

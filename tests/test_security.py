@@ -153,6 +153,10 @@ FORBIDDEN_MODULES = {
     "yaml",
     "configparser",
 }
+# The one exception: fixes/write.py swaps a fixed file's name with the old one's through
+# Linux's renameat2 (RENAME_EXCHANGE), which os does not offer, so that an editor's save is
+# never overwritten (issue 34); it calls that one C library function, nothing else.
+ALLOWED_IMPORTS = {("fixes", "write.py", "ctypes")}
 FORBIDDEN_ATTRIBUTES = {
     "system",
     "popen",
@@ -214,6 +218,8 @@ def test_source_never_runs_or_unpickles_anything(path: Path) -> None:
         where = f"{path.name}:{getattr(node, 'lineno', 0)}"
         if isinstance(node, ast.Import):
             for alias in node.names:
+                if (path.parent.name, path.name, alias.name) in ALLOWED_IMPORTS:
+                    continue
                 if alias.name.split(".")[0] in FORBIDDEN_MODULES:
                     problems.append(f"{where}: import {alias.name}")
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

@@ -21,13 +21,15 @@ from typing import TYPE_CHECKING, Optional
 
 from seedlint.config import Settings
 from seedlint.core import Edit, Finding
-from seedlint.documents import Document, DocumentError, NotebookDocument, read_document
+from seedlint.documents import Document, DocumentError, NotebookDocument, Source, read_document
 from seedlint.documents.notebook import split, to_cell
 from seedlint.engine.cells import cell_findings, parsable
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
 from seedlint.engine.deep import deeply, in_deep_thread
+from seedlint.engine.grammar import parse_lowered
 from seedlint.engine.selection import selection
-from seedlint.fixes.text import LineMap, lines, minimal_edits
+from seedlint.fixes.depth import DEEP_FROM, FIX_DEPTH, fixer_depth
+from seedlint.fixes.text import LineMap, kept_endings, lines, minimal_edits
 
 if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
@@ -174,7 +176,7 @@ def _round_in(
 
     def applied_text(changes: Sequence[Change]) -> str:
         new = apply_changes(ctx.module, changes, ctx.positions)
-        return new if window is None else window.restore(new)
+        return kept_endings(text, new if window is None else window.restore(new))
 
     accepted: list[Change] = []
     applied: list[Flagged] = []
@@ -241,7 +243,9 @@ def _valid(text: str, display: str, strict: bool) -> bool:
         return _compiles(text, display)
     try:
         ast.parse(text, filename=display)
-    except (SyntaxError, ValueError):
+    except SyntaxError:  # perhaps code for a newer Python, as the file was
+        return parse_lowered(text, display) is not None
+    except ValueError:
         return False
     return True
 
@@ -286,7 +290,17 @@ def _fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fi
     first = check_text(document.text, display, settings, document.source, tree=tree)
     if not any(applies(item.finding, unsafe) for item in first.flagged):
         return Fixed(raw, remaining=_located(document, first.release(), left_out))
-    result = fix_text(document.text, display, settings, unsafe, first)
+    depth = _depth(first)
+    if depth > FIX_DEPTH:  # libcst's parser would overflow the stack (SIGSEGV): no fix
+        message = (
+            f"cannot fix: the file is nested too deeply for the fixer (about {depth} levels, "
+            f"at most {FIX_DEPTH}); it was left unchanged"
+        )
+        return Fixed(raw, [], _located(document, first.release(), left_out), [message])
+    if depth > DEEP_FROM and not in_deep_thread():
+        result = deeply(lambda: fix_text(document.text, display, settings, unsafe, first))
+    else:
+        result = fix_text(document.text, display, settings, unsafe, first)
     errors = ([result.error] if result.error else []) + result.warnings
     if result.error is not None or result.new_text == document.text:
         return Fixed(raw, [], _located(document, result.remaining, left_out), errors)
@@ -356,10 +370,30 @@ def edits_for(
         for item in checked.flagged
         if item.finding.fix is not None and (only is None or identity(item.finding) in only)
     ]
-    try:
-        return _edits_in(document, cells, checked, settings, wanted, _rows(wanted))
-    except OutsideWindow:  # a fix needs more of a very large module than its window
-        return _edits_in(document, cells, checked, settings, wanted, None)
+    if not wanted:
+        return {}
+    depth = _depth(checked)
+    if depth > FIX_DEPTH:  # libcst's parser would overflow the stack: no edits shown
+        return {}
+
+    def computed() -> dict[Identity, tuple[Edit, ...]]:
+        try:
+            return _edits_in(document, cells, checked, settings, wanted, _rows(wanted))
+        except OutsideWindow:  # a fix needs more of a very large module than its window
+            return _edits_in(document, cells, checked, settings, wanted, None)
+
+    return deeply(computed) if depth > DEEP_FROM and not in_deep_thread() else computed()
+
+
+def _depth(checked: Checked) -> int:
+    """libcst's nesting of the checked module, estimated (:mod:`seedlint.fixes.depth`)."""
+    if checked.facts is None:
+        return 0
+    text = checked.text
+    source = checked.source if checked.source is not None else Source(text, "utf-8")
+    if source.text != text:
+        source = Source(text, "utf-8")
+    return fixer_depth(checked.facts.tree, text, source.line_starts)
 
 
 def _edits_in(
@@ -402,7 +436,7 @@ def _edits_in(
                 new_text = apply_changes(ctx.module, [change], ctx.positions)
                 if window is not None:
                     new_text = window.restore(new_text)
-                edits = minimal_edits(document.text, new_text)
+                edits = minimal_edits(document.text, kept_endings(document.text, new_text))
         except OutsideWindow:
             raise
         except Exception:  # a broken codemod: no edits shown, and --fix reports it

@@ -35,6 +35,7 @@ import warnings
 from typing import Optional
 
 from seedlint.analysis.compact import Hollower, compact
+from seedlint.engine.grammar import parse_lowered
 
 # Texts up to this many characters are parsed at once; longer ones in pieces of about
 # PIECE characters.
@@ -56,11 +57,23 @@ def parse_module(text: str, display: str, hollow: bool = True) -> ast.Module:
     with warnings.catch_warnings():  # Python 3.12+ warns of `"\d"`: not our business
         warnings.simplefilter("ignore")
         if len(text) <= LARGE:
-            return ast.parse(text, filename=display)
+            return _whole(text, display)
         body = _pieces(text, display, Hollower(text) if hollow else None)
         if body is None:
-            return ast.parse(text, filename=display)
+            return _whole(text, display)
         return ast.Module(body=body, type_ignores=[])
+
+
+def _whole(text: str, display: str) -> ast.Module:
+    """``ast.parse`` of the whole text; a text for a newer Python than this one is parsed
+    lowered to this one's grammar (:mod:`seedlint.engine.grammar`)."""
+    try:
+        return ast.parse(text, filename=display)
+    except SyntaxError:
+        tree = parse_lowered(text, display)
+        if tree is None:
+            raise
+        return tree
 
 
 def _lines(text: str, start: int, end: int) -> int:

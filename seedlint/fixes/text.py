@@ -8,6 +8,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from seedlint.core import Edit
+from seedlint.core.printable import printable_code, printable_path
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
@@ -130,6 +131,39 @@ class LineMap:
         return min(i1, self._old_count - 1) + 1
 
 
+def mixed_endings(text: str) -> bool:
+    """Whether ``text`` ends its lines in more than one way (``\\r\\n``, ``\\r``, ``\\n``)."""
+    if "\r" not in text:
+        return False
+    crlf = text.count("\r\n")
+    return crlf != text.count("\r") or crlf != text.count("\n")
+
+
+def kept_endings(old: str, new: str) -> str:
+    """``new`` with every line that a fix did not touch ending as it did in ``old``.
+
+    libcst writes the lines it makes (and the blank lines it moves around a new statement)
+    with the module's first line ending; in a file that mixes endings that would change the
+    ending of lines the fix never touched. The lines of both texts are matched by their content
+    without endings: a matched line keeps its old ending, a new line keeps the one it got."""
+    if not mixed_endings(old):
+        return new
+    old_lines, new_lines = lines(old), lines(new)
+    bare_old = [line.rstrip("\r\n") for line in old_lines]
+    bare_new = [line.rstrip("\r\n") for line in new_lines]
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in opcodes(bare_old, bare_new):
+        if tag != "equal":
+            out.extend(new_lines[j1:j2])
+            continue
+        for i, j in zip(range(i1, i2), range(j1, j2)):
+            ending = old_lines[i][len(bare_old[i]) :]
+            if not ending and j + 1 < len(new_lines):  # the old last line, now followed
+                ending = new_lines[j][len(bare_new[j]) :]
+            out.append(bare_new[j] + ending)
+    return "".join(out)
+
+
 def minimal_edits(old: str, new: str) -> tuple[Edit, ...]:
     """Replacements that turn ``old`` into ``new``, each trimmed to the characters that change.
 
@@ -182,13 +216,18 @@ def _row_col(text: str, starts: list[int], offset: int) -> tuple[int, int]:
 
 
 def unified_diff(old: str, new: str, display: str) -> str:
-    """A unified diff of ``old`` to ``new`` for ``display`` (empty when they are equal)."""
+    """A unified diff of ``old`` to ``new`` for ``display`` (empty when they are equal). The
+    name and the lines are shown as :mod:`seedlint.core.printable` makes them: a line holding a
+    control character is escaped (that hunk then does not apply as it is)."""
     if old == new:
         return ""
     out = []
-    for line in difflib.unified_diff(lines(old), lines(new), fromfile=display, tofile=display):
-        if line.endswith(("\n", "\r")):
-            out.append(line)
+    name = printable_path(display)  # the headers stay two lines, whatever the file's name
+    for line in difflib.unified_diff(lines(old), lines(new), fromfile=name, tofile=name):
+        bare = line.rstrip("\r\n")
+        shown = printable_code(bare)  # a control character or a command in the code: escaped
+        if len(bare) < len(line):
+            out.append(shown + line[len(bare) :])
         else:
-            out.append(line + "\n\\ No newline at end of file\n")
+            out.append(shown + "\n\\ No newline at end of file\n")
     return "".join(out)

@@ -20,6 +20,7 @@ from typing import Any, Callable, Optional
 from seedlint import __version__
 from seedlint.core import Applicability, Finding
 from seedlint.documents.notebook import cell_lines_in_file
+from seedlint.core.printable import printable, printable_path
 from seedlint.rules import BY_CODE
 
 DOCS_URL = "https://github.com/seedlint/seedlint/blob/main/docs/rules/{code}.md"
@@ -35,13 +36,18 @@ def _location(finding: Finding) -> str:
     return f"{finding.path}:{finding.row}:{finding.col + 1}"
 
 
+def _shown_location(finding: Finding) -> str:
+    """:func:`_location` for a terminal: the path made harmless (see ``core/printable.py``)."""
+    return _location(replace(finding, path=printable_path(finding.path)))
+
+
 def _marker(finding: Finding) -> str:
     """``[*]`` for a fix that ``--fix`` applies (unsafe ones only with ``--unsafe-fixes``)."""
     return "[*] " if finding.fix is not None and finding.fixable else ""
 
 
 def concise(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = None) -> str:
-    lines = [f"{_location(f)}: {f.code} {_marker(f)}{f.message}" for f in findings]
+    lines = [f"{_shown_location(f)}: {f.code} {_marker(f)}{printable(f.message)}" for f in findings]
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -49,8 +55,8 @@ def full(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = 
     sources = sources or {}
     out: list[str] = []
     for finding in findings:
-        out.append(f"{finding.code} {_marker(finding)}{finding.message}")
-        out.append(f" --> {_location(finding)}")
+        out.append(f"{finding.code} {_marker(finding)}{printable(finding.message)}")
+        out.append(f" --> {_shown_location(finding)}")
         lines = sources.get(finding.path)
         if lines and 1 <= finding.row <= len(lines):
             text = lines[finding.row - 1].expandtabs(4)
@@ -59,10 +65,16 @@ def full(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = 
             width = finding.end_col - finding.col if finding.end_row == finding.row else len(text)
             width = max(1, min(width, len(text) - finding.col if len(text) > finding.col else 1))
             out.append(f"{pad} |")
-            out.append(f"{gutter} | {text}")
-            out.append(f"{pad} | {' ' * finding.col}{'^' * width}")
+            shown = printable(text)
+            if shown != text:  # the carets under the escaped text
+                lead = len(printable(text[: finding.col]))
+                width = len(printable(text[finding.col : finding.col + width])) or 1
+            else:
+                lead = finding.col
+            out.append(f"{gutter} | {shown}")
+            out.append(f"{pad} | {' ' * lead}{'^' * width}")
         if finding.fix is not None:
-            out.append(f"  help: {finding.fix.message}")
+            out.append(f"  help: {printable(finding.fix.message)}")
             if finding.fix.applicability is Applicability.UNSAFE:
                 out.append("  note: This is an unsafe fix and may change runtime behavior")
         out.append("")
