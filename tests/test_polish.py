@@ -384,7 +384,9 @@ def test_unknown_config_key_and_code_get_a_suggestion(tmp_path: Path) -> None:
 
 # -- 8. newer syntax ----------------------------------------------------------------------------
 def test_syntax_error_names_the_grammar(tmp_path: Path) -> None:
-    newer = "type Batch = list[int]\n" if sys.version_info < (3, 12) else "def f(:\n"
+    if sys.version_info >= (3, 14):
+        pytest.skip("the hint needs syntax newer than this Python's")
+    newer = "type Batch = list[int]\n" if sys.version_info < (3, 12) else "lazy import json\n"
     (tmp_path / "t.py").write_text(SHUFFLED + newer)
     result = run_seedlint(
         "check", "--no-cache", "--output-format", "concise", "-q", "t.py", cwd=tmp_path

@@ -76,8 +76,10 @@ def invalid(
     comment (when the text could be read) silence it."""
     if not chosen.reports(INVALID_FILE, display):
         return []
-    finding = InvalidFile.finding(display, message, row, col)
-    if text is not None and _suppressed(finding, text, Source(text, "utf-8")):
+    source = Source(text, "utf-8") if text is not None else None
+    line = source.line(row) if source is not None else None
+    finding = InvalidFile.finding(display, message, row, col, line)
+    if text is not None and source is not None and _suppressed(finding, text, source):
         return []
     return [finding]
 
@@ -121,7 +123,8 @@ def check_text(
     if problem is not None or tree is None:
         message, row = problem or ("SyntaxError: invalid syntax", 1)
         if not suppress:
-            return Checked([InvalidFile.finding(display, message, row, col)], text, source)
+            line = source.line(row)
+            return Checked([InvalidFile.finding(display, message, row, col, line)], text, source)
         return Checked(invalid(display, message, chosen, row, col, text), text, source)
     facts = ModuleFacts(tree, chosen.options, text, display, active_index())
     checked = Checked([], text, source, facts)
@@ -216,6 +219,26 @@ def check_bytes(raw: bytes, display: str, settings: Settings) -> Checked:
     except Exception as error:  # a bug in seedlint: one finding, and the run goes on
         message = f"internal error: {type(error).__name__}: {error} {REPORT}"
         return Checked(invalid(display, message, chosen), cacheable=False)
+
+
+def check_named(raw: bytes, display: str, settings: Settings) -> list[Finding]:
+    """The RNG000 finding of a file named on the command line that the pre-filter rules out
+    (no selected rule can fire on it, so :func:`check_bytes` never parses it): a file the user
+    names is worth parsing, to say that it does not parse (or decode). Only RNG000 can come of
+    it: the rules still pass the pre-filter first."""
+    chosen = selection(settings)
+    if not chosen.reports(INVALID_FILE, display):
+        return []
+    try:
+        try:
+            document = read_document(raw, display)
+        except DocumentError as error:
+            return invalid(display, error.message, chosen, error.row, error.col)
+        with collector_paused():
+            return check_document(document, settings).release()
+    except (RecursionError, MemoryError) as error:
+        message = f"{type(error).__name__}: the file is nested too deeply to check"
+        return invalid(display, message, chosen)
 
 
 def findings_of(raw: bytes, display: str, settings: Settings) -> Checked:
