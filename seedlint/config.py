@@ -200,7 +200,20 @@ _BOOL_KEYS = {"respect-gitignore", "force-exclude", "unsafe-fixes"}
 _STR_KEYS = {"output-format", "cache-dir"}
 _INT_KEYS = {"fix-seed"}
 KNOWN_KEYS = _LIST_KEYS | _BOOL_KEYS | _STR_KEYS | _INT_KEYS | {"per-file-ignores"}
-OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "github", "gitlab", "sarif")
+OUTPUT_FORMATS = (
+    "full",
+    "concise",
+    "grouped",
+    "json",
+    "json-lines",
+    "junit",
+    "github",
+    "gitlab",
+    "pylint",
+    "rdjson",
+    "azure",
+    "sarif",
+)
 
 
 # What torch.manual_seed accepts (docs: [-0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff]).

@@ -1,0 +1,220 @@
+"""Issue 33's command-line points: the real CLI in a subprocess, as ruff users meet it."""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from seedlint.core import Applicability
+from seedlint.rules import RULES
+from tests.support import run_seedlint
+
+SHUFFLED = (
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "torch.manual_seed(0)\n"
+    "loader = DataLoader([1, 2, 3], shuffle=True)\n"
+    "print(loader)\n"
+)
+GRAPH = (
+    "import torch\n"
+    "\n"
+    "g = torch.cuda.CUDAGraph()\n"
+    "with torch.cuda.graph(g):\n"
+    "    torch.manual_seed(0)\n"
+    "    y = torch.rand(3)\n"
+)
+
+
+def seedlint(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+    result = run_seedlint(*args, cwd=tmp_path)
+    return result.returncode, result.stdout, result.stderr
+
+
+# -- 1. --fix-only and --diff say what they fixed (ruff's words) -----------------------------
+def test_fix_only_and_diff_summaries(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(SHUFFLED)
+    (tmp_path / "g.py").write_text(GRAPH)
+    rc, out, err = seedlint(tmp_path, "check", "--no-cache", "--diff", "a.py", "g.py")
+    assert rc == 1 and out.startswith("--- a.py\n+++ a.py\n")
+    assert err == "Would fix 1 finding (1 additional fix available with `--unsafe-fixes`).\n"
+    rc, out, err = seedlint(tmp_path, "check", "--no-cache", "--diff", "g.py")
+    assert (rc, out) == (0, "")
+    assert err == "No findings would be fixed (1 fix available with `--unsafe-fixes`).\n"
+    rc, out, err = seedlint(tmp_path, "check", "--no-cache", "--fix-only", "a.py")
+    assert (rc, out, err) == (0, "Fixed 1 finding.\n", "")
+    assert "generator=torch.Generator().manual_seed(0)" in (tmp_path / "a.py").read_text()
+    rc, out, _ = seedlint(tmp_path, "check", "--no-cache", "--fix-only", "a.py")
+    assert (rc, out) == (0, "")  # nothing left to fix: nothing said, as ruff
+
+
+# -- 3. no Python files; a named file that does not parse -----------------------------------
+def test_no_python_files_warns(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.txt").write_text("x\n")
+    for folder in ("empty", "docs"):
+        rc, out, err = seedlint(tmp_path, "check", "--no-cache", folder)
+        assert rc == 0 and out == "All checks passed!\n"
+        assert err == "warning: No Python files found under the given path(s)\n"
+    (tmp_path / "docs" / "ok.py").write_text("x = 1\n")
+    rc, out, err = seedlint(tmp_path, "check", "--no-cache", "docs")
+    assert (rc, err) == (0, "")
+
+
+def test_named_file_that_does_not_parse_is_reported(tmp_path: Path) -> None:
+    # None of the rules' words: the pre-filter rules the file out of a walk, not when named.
+    (tmp_path / "broken.py").write_text("def train(:\n    pass\n")
+    args = ("check", "--no-cache", "--output-format", "concise", "-q")
+    rc, out, _ = seedlint(tmp_path, *args, "broken.py")
+    assert rc == 1
+    assert out == "broken.py:1:11: RNG000 SyntaxError: invalid syntax\n"
+    rc, out, _ = seedlint(tmp_path, *args, "--fix", "broken.py")
+    assert rc == 1 and "RNG000" in out
+    rc, out, _ = seedlint(tmp_path, *args, "--ignore", "RNG000", "broken.py")
+    assert (rc, out) == (0, "")
+    (tmp_path / "fine.py").write_text("def train():\n    pass\n")
+    assert seedlint(tmp_path, *args, "fine.py")[0] == 0
+
+
+# -- 4. did you mean ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        (["chek", "."], "unrecognized subcommand `chek` (did you mean `check`?)"),
+        (["check", "--fixx", "."], "unrecognized arguments: --fixx (did you mean `--fix`?)"),
+        (["--unsafe-fixess", "."], "(did you mean `--unsafe-fixes`?)"),
+        (["check", "--output-format", "consice"], "(did you mean `concise`?)"),
+        (["check", "--select", "RNG01"], "(did you mean `RNG001`?)"),
+        (["rule", "RNG01"], "unknown rule `RNG01` (did you mean `RNG001`?)"),
+    ],
+)
+def test_did_you_mean(tmp_path: Path, args: list[str], hint: str) -> None:
+    rc, _, err = seedlint(tmp_path, *args)
+    assert rc == 2 and hint in err and len(err.splitlines()) == 1
+
+
+def test_a_file_named_like_a_subcommand_is_checked(tmp_path: Path) -> None:
+    (tmp_path / "chek").write_text("")
+    assert "subcommand" not in seedlint(tmp_path, "chek")[2]
+
+
+# -- 5. the "newer Python" hint only where a newer grammar may read the line ----------------
+def test_newer_python_hint_only_for_newer_syntax(tmp_path: Path) -> None:
+    (tmp_path / "old.py").write_text("import torch\ndef train(:\n    torch.manual_seed(0)\n")
+    args = ("check", "--no-cache", "--output-format", "concise", "-q")
+    _, out, _ = seedlint(tmp_path, *args, "old.py")
+    assert out == "old.py:2:11: RNG000 SyntaxError: invalid syntax\n"
+    from seedlint.rules.rng000_invalid_file import NEWER_SYNTAX
+
+    newer = [(v, p) for v, p in NEWER_SYNTAX if v > sys.version_info[:2]]
+    if not newer:
+        pytest.skip("no grammar newer than this Python's is known")
+    samples = {
+        (3, 12): "type Batch = list[int]\n",
+        (3, 13): "def f[T = int](x: T) -> T:\n    return x\n",
+        (3, 14): "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n",
+        (3, 15): "lazy import json\n",
+    }
+    version = min(v for v, _ in newer if v in samples)
+    (tmp_path / "new.py").write_text("import torch\ntorch.manual_seed(0)\n" + samples[version])
+    _, out, _ = seedlint(tmp_path, *args, "new.py")
+    assert "a newer Python may read it)" in out, out
+
+
+# -- 9. `seedlint rule NAME` -----------------------------------------------------------------
+def test_rule_by_name(tmp_path: Path) -> None:
+    rc, out, _ = seedlint(tmp_path, "rule", "dataloader-shuffle-without-generator")
+    assert rc == 0 and out.startswith("# dataloader-shuffle-without-generator (RNG001)")
+    rc, _, err = seedlint(tmp_path, "rule", "dataloader-shuffle-without-generatr")
+    assert rc == 2 and "(did you mean `dataloader-shuffle-without-generator`?)" in err
+
+
+# -- 10. `seedlint rules` says which fixes are unsafe ---------------------------------------
+def test_rules_listing_marks_unsafe_only_fixes(tmp_path: Path) -> None:
+    listing = {line.split()[0]: line for line in seedlint(tmp_path, "rules")[1].splitlines()}
+    assert listing["RNG003"].endswith("unsafe fix (--unsafe-fixes)")
+    assert listing["RNG008"].endswith("unsafe fix (--unsafe-fixes)")
+    assert listing["RNG001"].endswith("fixable")
+    assert listing["RNG000"].endswith("-")
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.invalid], ids=lambda r: r.code)
+def test_fix_always_unsafe_agrees_with_the_examples(rule: type) -> None:
+    fixed = [example for example in rule.invalid if example.fixed is not None]
+    if rule.fix_always_unsafe:
+        assert fixed and all(example.unsafe for example in fixed)
+    elif fixed:
+        assert any(not example.unsafe for example in fixed)
+    assert Applicability.UNSAFE.value == "unsafe"
+
+
+# -- 12. ruff's other output formats ----------------------------------------------------------
+def test_pylint_azure_grouped(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(SHUFFLED)
+    (tmp_path / "g.py").write_text(GRAPH)
+    base = ("check", "--no-cache", "a.py", "g.py", "--output-format")
+    rc, out, _ = seedlint(tmp_path, *base, "pylint")
+    assert rc == 1
+    assert out.splitlines() == [
+        "a.py:5: [RNG001] DataLoader shuffles without a `generator`: its order depends on the "
+        "global torch generator",
+        "g.py:5: [RNG003] Seeding inside `with torch.cuda.graph(...)`: may raise at capture, "
+        "never replayed",
+    ]
+    _, out, _ = seedlint(tmp_path, *base, "azure")
+    assert out.splitlines()[0] == (
+        "##vso[task.logissue type=error;sourcepath=a.py;linenumber=5;columnnumber=10;"
+        "code=RNG001;]DataLoader shuffles without a `generator`: its order depends on the "
+        "global torch generator"
+    )
+    _, out, _ = seedlint(tmp_path, *base, "grouped")
+    assert out.startswith(
+        "a.py:\n  5:10 RNG001 [*] DataLoader shuffles without a `generator`: its order "
+        "depends on the global torch generator\n\ng.py:\n  5:5 RNG003 Seeding inside"
+    )
+    assert out.endswith(
+        "Found 2 findings.\n[*] 1 fixable with the `--fix` option "
+        "(1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
+    )
+
+
+def test_junit_and_rdjson(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(SHUFFLED)
+    (tmp_path / "ok.py").write_text("x = 1\n")
+    base = ("check", "--no-cache", "--output-format")
+    _, out, _ = seedlint(tmp_path, *base, "junit", "a.py")
+    suites = ET.fromstring(out.split("\n", 1)[1])
+    assert suites.attrib == {"name": "seedlint", "tests": "1", "failures": "1", "errors": "0"}
+    (suite,) = suites
+    assert suite.attrib["name"] == "a.py" and suite.attrib["package"] == "org.seedlint"
+    (case,) = suite
+    assert case.attrib == {
+        "name": "org.seedlint.RNG001",
+        "classname": "a",
+        "line": "5",
+        "column": "10",
+    }
+    failure = case.find("failure")
+    assert failure is not None and failure.text is not None
+    assert failure.text.startswith("line 5, col 10, DataLoader shuffles without")
+    assert failure.text.endswith("\n\nPass `generator=torch.Generator().manual_seed(0)`")
+    rc, out, _ = seedlint(tmp_path, *base, "junit", "ok.py")
+    assert rc == 0 and '<testcase name="No errors found" classname="seedlint"/>' in out
+    rc, out, _ = seedlint(tmp_path, *base, "rdjson", "a.py")
+    data = json.loads(out)
+    assert data["source"]["name"] == "seedlint" and data["severity"] == "WARNING"
+    (item,) = data["diagnostics"]
+    assert item["code"]["value"] == "RNG001" and item["code"]["url"].endswith("RNG001.md")
+    assert item["location"] == {
+        "path": "a.py",
+        "range": {"start": {"line": 5, "column": 10}, "end": {"line": 5, "column": 45}},
+    }
+    (suggestion,) = item["suggestions"]
+    assert suggestion["text"] == ", generator=torch.Generator().manual_seed(0)"
+    assert suggestion["range"]["start"] == {"line": 5, "column": 44}
