@@ -218,3 +218,51 @@ def test_junit_and_rdjson(tmp_path: Path) -> None:
     (suggestion,) = item["suggestions"]
     assert suggestion["text"] == ", generator=torch.Generator().manual_seed(0)"
     assert suggestion["range"]["start"] == {"line": 5, "column": 44}
+
+
+# -- 2. notebooks: code frames, and --diff per cell ------------------------------------------
+NOTEBOOK = Path(__file__).parent / "fixtures" / "notebooks" / "two_cells.ipynb"
+
+
+def test_notebook_code_frame_and_per_cell_diff(tmp_path: Path) -> None:
+    (tmp_path / "nb.ipynb").write_bytes(NOTEBOOK.read_bytes())
+    rc, out, _ = seedlint(tmp_path, "check", "--no-cache", "nb.ipynb")
+    assert rc == 1
+    assert (
+        " --> nb.ipynb:cell 4:1:10\n"
+        "  |\n"
+        "1 | loader = DataLoader(dataset, batch_size=2, shuffle=True)  # ünïcode comment\n"
+        "  |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+    ) in out
+    rc, out, err = seedlint(tmp_path, "check", "--no-cache", "--diff", "nb.ipynb")
+    assert rc == 1 and err.endswith("Would fix 1 finding.\n")
+    assert out.startswith(
+        "--- nb.ipynb:cell 1\n+++ nb.ipynb:cell 1\n@@ -1 +1,2 @@\n+import torch\n"
+        " from torch.utils.data import DataLoader\n"
+    )
+    assert "--- nb.ipynb:cell 4\n+++ nb.ipynb:cell 4\n" in out
+    assert "+    generator=torch.Generator().manual_seed(0),\n" in out
+    assert '"source"' not in out and "cell 3" not in out  # no JSON, no unchanged cell
+    assert (tmp_path / "nb.ipynb").read_bytes() == NOTEBOOK.read_bytes()
+
+
+# -- 11. the full output previews the fix ----------------------------------------------------
+def test_full_output_previews_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(SHUFFLED)
+    (tmp_path / "g.py").write_text(GRAPH)
+    _, out, _ = seedlint(tmp_path, "check", "--no-cache", "a.py", "g.py")
+    assert (
+        "  help: Pass `generator=torch.Generator().manual_seed(0)`\n"
+        "  |\n"
+        "4 | torch.manual_seed(0)\n"
+        "  - loader = DataLoader([1, 2, 3], shuffle=True)\n"
+        "5 + loader = DataLoader([1, 2, 3], shuffle=True, "
+        "generator=torch.Generator().manual_seed(0))\n"
+        "6 | print(loader)\n"
+        "  |\n"
+    ) in out
+    graph = out[out.index("RNG003") :]
+    assert " - " not in graph  # an unsafe fix --fix would not apply: no preview (ruff)
+    _, out, _ = seedlint(tmp_path, "check", "--no-cache", "--unsafe-fixes", "g.py")
+    assert "  -     torch.manual_seed(0)\n" in out
+    assert "note: This is an unsafe fix and may change runtime behavior" in out
