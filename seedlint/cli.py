@@ -23,6 +23,7 @@ from seedlint.config import (
     did_you_mean,
     env_bool,
     env_choice,
+    find_line_length_file,
     parse_per_file_ignores,
 )
 from seedlint.core import Finding, FixAvailability
@@ -753,7 +754,9 @@ def _show_settings(
         f"Configuration file: {settings.config_file or '(none)'}",
         f"Root: {settings.root}",
     ]
-    for key, value, where in describe(shown, overrides, env):
+    folder = first if first is not None and first.is_dir() else (first or Path("x")).parent
+    length_file = None if args.isolated else find_line_length_file(folder.absolute())
+    for key, value, where in describe(shown, overrides, env, length_file):
         if isinstance(value, tuple):
             value = list(value)
         lines.append(f"{key} = {json.dumps(value, default=str)}  # {where}")

@@ -362,16 +362,34 @@ def find_config_file(
 
 
 def describe(
-    settings: Settings, overrides: dict[str, Any], env: dict[str, str]
+    settings: Settings,
+    overrides: dict[str, Any],
+    env: dict[str, str],
+    line_length_file: Optional[Path] = None,
 ) -> list[tuple[str, Any, str]]:
     """Each setting of ``settings`` as (key, value, where it comes from): the command line, an
-    environment variable, the configuration file, or the default (``--show-settings``)."""
+    environment variable, the configuration file, or the default (``--show-settings``).
+
+    ``line-length`` is no ``[tool.seedlint]`` key: it is the project's formatter's, read from
+    ``line_length_file`` (ruff's or black's configuration), which its row names."""
     table = (load_file(settings.config_file) or {}) if settings.config_file else {}
     rows = []
     for item in fields(Settings):
         if item.name in ("root", "config_file"):
             continue
         key = item.name.replace("_", "-")
+        if item.name == "line_length" and item.name not in overrides:
+            value = settings.line_length or 88
+            if line_length_file is None:
+                where = "default (no ruff or black configuration sets it)"
+            else:
+                tool = "ruff" if line_length_file.name != "pyproject.toml" else None
+                if tool is None:
+                    data = _read_toml(line_length_file).get("tool", {})
+                    tool = "ruff" if isinstance(data.get("ruff"), dict) else "black"
+                where = f"{line_length_file} ({tool}'s line-length; not a [tool.seedlint] key)"
+            rows.append((key, value, where))
+            continue
         if item.name in overrides:
             where = "command line"
         elif key in env:
@@ -417,6 +435,17 @@ def _formatter_line_length(path: Path) -> Optional[int]:
             value = table.get("line-length", 88 if name == "ruff" else None)
             if isinstance(value, int) and not isinstance(value, bool):
                 return value
+    return None
+
+
+def find_line_length_file(directory: Path) -> Optional[Path]:
+    """The ruff or black configuration file :func:`find_line_length` takes the line length
+    from, or None (``--show-settings`` names it)."""
+    for folder in [directory, *directory.parents]:
+        for name in FORMATTER_FILES:
+            candidate = folder / name
+            if candidate.is_file() and _formatter_line_length(candidate) is not None:
+                return candidate
     return None
 
 

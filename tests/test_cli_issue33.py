@@ -266,3 +266,25 @@ def test_full_output_previews_the_fix(tmp_path: Path) -> None:
     _, out, _ = seedlint(tmp_path, "check", "--no-cache", "--unsafe-fixes", "g.py")
     assert "  -     torch.manual_seed(0)\n" in out
     assert "note: This is an unsafe fix and may change runtime behavior" in out
+
+
+# -- 6. --show-settings: line-length comes from ruff's or black's configuration -------------
+def test_show_settings_names_the_line_length_file(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.seedlint]\nselect = ["RNG001"]\n')
+    (tmp_path / "ruff.toml").write_text("line-length = 100\n")
+    (tmp_path / "t.py").write_text(SHUFFLED)
+    rc, out, _ = seedlint(tmp_path, "check", "--show-settings", "t.py")
+    rows = {line.split(" = ")[0]: line for line in out.splitlines() if " = " in line}
+    assert rc == 0
+    assert rows["line-length"] == (
+        f"line-length = 100  # {tmp_path.resolve() / 'ruff.toml'} "
+        "(ruff's line-length; not a [tool.seedlint] key)"
+    ), rows["line-length"]
+    assert rows["select"].endswith(f"# {tmp_path.resolve() / 'pyproject.toml'}")
+    (tmp_path / "ruff.toml").unlink()
+    rc, out, _ = seedlint(tmp_path, "check", "--show-settings", "t.py")
+    assert "line-length = 88  # default (no ruff or black configuration sets it)" in out
+    # a seedlint table rejects the key: the setting is the formatter's
+    (tmp_path / "pyproject.toml").write_text("[tool.seedlint]\nline-length = 100\n")
+    rc, _, err = seedlint(tmp_path, "check", "--show-settings", "t.py")
+    assert rc == 2 and "unknown key `line-length`" in err
