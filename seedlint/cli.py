@@ -47,6 +47,9 @@ from seedlint.run.files import FileTask, attach_edits, check_files, fix_files, r
 from seedlint.run.pool import default_jobs
 from seedlint.run.summaries import ProjectSetup
 
+# The full output previews fixes (libcst, about 0.15 s a file) when at most this many files
+# have fixes; a larger run prints the findings without them (`--diff` shows every fix).
+PREVIEW_FILES = 10
 SUBCOMMANDS = ("check", "rule", "rules", "clean", "server")
 INVALID_CODE = InvalidFile.code
 
@@ -536,11 +539,13 @@ def _run(
                     content = task.raw if task.raw is not None else read_file(task.path)[0]
                     if content is not None:
                         files[task.display] = (content, task.settings)
+    previews_left_out = 0
     if output_format in report.WITH_EDITS and not args.fix_only:
         if output_format == "full":  # the preview shows only the fixes --fix would apply
-            files = {
-                p: v for p, v in files.items() if any(f.fixable for f in findings if f.path == p)
-            }
+            previewed = {f.path for f in findings if f.fix is not None and f.fixable}
+            files = {p: v for p, v in files.items() if p in previewed}
+            if len(files) > PREVIEW_FILES:  # libcst for each: a human-sized run only
+                previews_left_out, files = len(files), {}
         findings = attach_edits(findings, files, processes)
 
     if not stdin:
@@ -550,7 +555,7 @@ def _run(
     if stdin:
         raw = tasks[0].raw or b""
         sources = {tasks[0].display: _lines_of(raw)} if raw else {}
-    _emit(args, findings, output_format, len(fixed), fixed, sources)
+    _emit(args, findings, output_format, len(fixed), fixed, sources, previews_left_out)
     if args.exit_zero:
         return 0
     if fixing and (fix_failed or (args.exit_non_zero_on_fix and fixed)):
@@ -624,6 +629,7 @@ def _emit(
     fixed_count: int,
     fixed: list[Finding],
     sources: Optional[dict[str, list[str]]] = None,
+    previews_left_out: int = 0,
 ) -> None:
     if args.silent:
         return
@@ -657,6 +663,11 @@ def _emit(
         if output_format in report.HUMAN and not args.quiet:
             if args.show_fixes and fixed:
                 stream.write(_fixed_list(fixed))
+            if previews_left_out:
+                stream.write(
+                    f"Fix previews left out: {previews_left_out} files have fixes (more than "
+                    f"{PREVIEW_FILES}); `seedlint check --diff` shows every fix.\n"
+                )
             if args.fix_only:  # as ruff: what was fixed
                 stream.write(report.fix_summary(fixed_count, findings, applied=True))
             else:

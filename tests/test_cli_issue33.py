@@ -288,3 +288,54 @@ def test_show_settings_names_the_line_length_file(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.seedlint]\nline-length = 100\n")
     rc, _, err = seedlint(tmp_path, "check", "--show-settings", "t.py")
     assert rc == 2 and "unknown key `line-length`" in err
+
+
+# -- 7. a fix to a call in a hanging indent stays within line-length -------------------------
+ALIGNED = (
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "\n"
+    "def build(dataset_for_training, batch_size_for_training, seed):\n"
+    "    torch.manual_seed(seed)\n"
+    "    train_loader_for_the_experiment = DataLoader(dataset_for_training,\n"
+    "                                                 batch_size=batch_size_for_training,\n"
+    "                                                 shuffle=True{comment})\n"
+    "    return train_loader_for_the_experiment\n"
+)
+
+
+def test_fix_in_a_hanging_indent_respects_line_length(tmp_path: Path) -> None:
+    target = tmp_path / "train.py"
+    target.write_text(ALIGNED.format(comment=""))
+    seedlint(tmp_path, "check", "--no-cache", "--fix", "-q", "train.py")
+    fixed = target.read_text()
+    assert max(len(line) for line in fixed.splitlines()) <= 88, fixed
+    assert (
+        "    train_loader_for_the_experiment = DataLoader(\n"
+        "        dataset_for_training,\n"
+        "        batch_size=batch_size_for_training,\n"
+        "        shuffle=True,\n"
+        "        generator=torch.Generator().manual_seed(seed),\n"
+        "    )\n"
+    ) in fixed
+    assert seedlint(tmp_path, "check", "--no-cache", "train.py")[0] == 0
+    # a comment inside the call: the call keeps its layout (and the comment)
+    target.write_text(ALIGNED.format(comment=",  # the order matters\n"))
+    seedlint(tmp_path, "check", "--no-cache", "--fix", "-q", "train.py")
+    fixed = target.read_text()
+    assert "shuffle=True,  # the order matters\n" in fixed
+    assert "generator=torch.Generator().manual_seed(seed)" in fixed
+
+
+def test_full_output_leaves_previews_out_of_a_large_run(tmp_path: Path) -> None:
+    from seedlint.cli import PREVIEW_FILES
+
+    for n in range(PREVIEW_FILES + 1):
+        (tmp_path / f"a{n}.py").write_text(SHUFFLED)
+    rc, out, _ = seedlint(tmp_path, "check", "--no-cache", ".")
+    assert rc == 1 and " - loader = " not in out
+    assert (
+        f"Fix previews left out: {PREVIEW_FILES + 1} files have fixes (more than "
+        f"{PREVIEW_FILES}); `seedlint check --diff` shows every fix.\n"
+    ) in out

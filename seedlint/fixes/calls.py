@@ -48,7 +48,34 @@ def set_call_argument(
 
 def fit_line(ctx: FixContext, old: cst.Call, new: cst.Call) -> cst.Call:
     """``new`` (replacing ``old``), split one argument per line when the one-line call would
-    make its line longer than ``line-length``."""
+    make its line longer than ``line-length``. A call on several lines whose new layout still
+    has a line over ``line-length`` (a hanging indent aligned under the opening parenthesis) is
+    split one argument per line, as black writes it, when that fits and the call holds no
+    comment to keep."""
+    laid = _fit_line(ctx, old, new)
+    longest = _longest(ctx, old, laid)
+    if not new.args or longest is None or longest <= ctx.options.line_length:
+        return laid
+    if "#" in cst.Module([]).code_for_node(old):
+        return laid  # one per line would lose the comments
+    first = ctx.lines[ctx.positions[old].start.line - 1]
+    split = one_per_line(new, first[: len(first) - len(first.lstrip())])
+    longest = _longest(ctx, old, split)
+    return split if longest is not None and longest <= ctx.options.line_length else laid
+
+
+def _longest(ctx: FixContext, old: cst.Call, new: cst.Call) -> Optional[int]:
+    """The longest line the call's lines would have with ``new`` in place of ``old``."""
+    where = ctx.positions[old]
+    if where.end.line > len(ctx.lines):
+        return None
+    first, last = ctx.lines[where.start.line - 1], ctx.lines[where.end.line - 1]
+    code = cst.Module([]).code_for_node(new)
+    candidate = (first[: where.start.column] + code + last[where.end.column :]).splitlines()
+    return max((len(line) for line in candidate), default=0)
+
+
+def _fit_line(ctx: FixContext, old: cst.Call, new: cst.Call) -> cst.Call:
     where = ctx.positions[old]
     lines = ctx.lines
     if where.end.line > len(lines) or not new.args:
