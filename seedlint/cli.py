@@ -50,6 +50,8 @@ from seedlint.run.summaries import ProjectSetup
 # The full output previews fixes (libcst, about 0.15 s a file) when at most this many files
 # have fixes; a larger run prints the findings without them (`--diff` shows every fix).
 PREVIEW_FILES = 10
+# seedlint is not on PyPI: what pip installs it from.
+REPOSITORY = "git+https://github.com/seedlint/seedlint"
 SUBCOMMANDS = ("check", "rule", "rules", "clean", "server")
 INVALID_CODE = InvalidFile.code
 
@@ -372,7 +374,8 @@ def _server() -> int:
         if (error.name or "").partition(".")[0] not in ("pygls", "lsprotocol"):
             raise
         raise UsageError(
-            "`seedlint server` needs pygls and lsprotocol: pip install 'seedlint[server]'"
+            "`seedlint server` needs pygls and lsprotocol: python3 -m pip install "
+            f"'seedlint[server] @ {REPOSITORY}' (or '.[server]' in a clone)"
         ) from None
     return server.main()
 

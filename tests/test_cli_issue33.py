@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -339,3 +340,30 @@ def test_full_output_leaves_previews_out_of_a_large_run(tmp_path: Path) -> None:
         f"Fix previews left out: {PREVIEW_FILES + 1} files have fixes (more than "
         f"{PREVIEW_FILES}); `seedlint check --diff` shows every fix.\n"
     ) in out
+
+
+# -- 13. the docs give an install that works today (seedlint is not on PyPI) -----------------
+ROOT = Path(__file__).resolve().parent.parent
+PYPI_INSTALL = re.compile(
+    r"""(?:pip|pipx|uv tool|uv pip)\s+install\s+(?:--?[\w-]+(?:[ =][\w.]+)?\s+)*"""
+    r"""['"]?seedlint(?:\[\w+\])?(?:==[\w.]+)?['"]?(?=[\s`'"]|$)(?!\s*@)""",
+    re.MULTILINE,
+)
+
+
+def test_no_doc_promises_an_install_from_pypi() -> None:
+    texts = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    texts += sorted((ROOT / "seedlint").rglob("*.py"))
+    offenders = [
+        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        for path in texts
+        for match in PYPI_INSTALL.finditer(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+    assert PYPI_INSTALL.search("pip install 'seedlint[server]'")  # the test can fail
+    assert PYPI_INSTALL.search('python -m pip install "seedlint==0.1.0"')
+    assert PYPI_INSTALL.search("pipx install --python python3.13 seedlint`")
+    assert not PYPI_INSTALL.search("pip install 'seedlint[server] @ git+https://x/y'")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "python3 -m pip install ." in readme
+    assert 'python3 -m pip install "git+https://github.com/seedlint/seedlint"' in readme

@@ -81,7 +81,8 @@ it)`. That hint is given only when the line of the error holds syntax that a Pyt
 the running one added (`match`/`case`, `except*`, `type`, type parameters, f-strings, `except
 A, B:`, template strings, `lazy import`); any other syntax error is reported as Python reports
 it. Run seedlint with the newest Python your code targets (with pipx or uv:
-`pipx install --python python3.13 seedlint`, `uv tool install --python 3.13 seedlint`).
+`pipx install --python python3.13 git+https://github.com/seedlint/seedlint`,
+`uv tool install --python 3.13 git+https://github.com/seedlint/seedlint`).
 
 ## Why is this bad?
 A file that is not checked may hide any of the other findings.
