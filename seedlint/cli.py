@@ -138,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--fix-seed", type=int, help="the seed a fix uses when the code names none")
     rules = check.add_argument_group("rule selection")
     selector_help = {
-        "select": "rule codes or prefixes to check (comma-separated; default: ALL)",
+        "select": "rule codes or prefixes to check (comma-separated; default: RNG0)",
         "extend-select": "rule codes or prefixes to check in addition to `select`",
         "ignore": "rule codes or prefixes not to check",
         "extend-ignore": "rule codes or prefixes not to check, in addition to `ignore`",
@@ -147,6 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
     }
     for name, text in selector_help.items():
         rules.add_argument(f"--{name}", type=_codes, metavar="CODES", help=text)
+    rules.add_argument(
+        "--ignore-noqa",
+        action="store_true",
+        default=None,
+        help="ignore every suppression comment (# noqa, # seedlint: noqa)",
+    )
     rules.add_argument(
         "--per-file-ignores",
         action="append",
@@ -392,7 +398,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
             overrides[name] = tuple(getattr(args, name))
     if args.fix_seed is not None:
         check_seed(args.fix_seed, "--fix-seed")
-    for name in ("respect_gitignore", "force_exclude", "unsafe_fixes", "fix_seed"):
+    for name in ("respect_gitignore", "force_exclude", "unsafe_fixes", "fix_seed", "ignore_noqa"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
     if args.per_file_ignores:
@@ -718,7 +724,8 @@ def _add_noqa(findings: list[Finding]) -> int:
 
     by_path: dict[str, list[Finding]] = {}
     for finding in findings:
-        if finding.code != INVALID_CODE:  # a file that does not parse takes no comment
+        # A file that does not parse takes no comment, nor does an unused comment.
+        if finding.code not in (INVALID_CODE, "RNG100"):
             by_path.setdefault(finding.path, []).append(finding)
     added = 0
     for path, found in sorted(by_path.items()):

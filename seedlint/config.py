@@ -106,7 +106,8 @@ def env_choice(name: str, choices: Collection[str]) -> Optional[str]:
 class Settings:
     root: Path = field(default_factory=Path.cwd)  # the folder relative patterns start from
     config_file: Optional[Path] = None
-    select: tuple[str, ...] = ("ALL",)
+    # Every detection rule (RNG0xx): RNG100, unused-noqa, is off by default, as ruff's RUF100.
+    select: tuple[str, ...] = ("RNG0",)
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     extend_ignore: tuple[str, ...] = ()
@@ -128,6 +129,7 @@ class Settings:
     unfixable: tuple[str, ...] = ()
     output_format: Optional[str] = None
     cache_dir: Optional[str] = None
+    ignore_noqa: bool = False  # --ignore-noqa: no suppression comment counts (no config key)
 
     def fingerprint(self) -> str:
         """A digest of everything that changes findings (the cache key's settings part)."""

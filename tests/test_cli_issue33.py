@@ -367,3 +367,54 @@ def test_no_doc_promises_an_install_from_pypi() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "python3 -m pip install ." in readme
     assert 'python3 -m pip install "git+https://github.com/seedlint/seedlint"' in readme
+
+
+# -- 8. RNG100 (ruff's RUF100, for RNG codes) and --ignore-noqa -----------------------------
+NOQA = (
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "torch.manual_seed(0)\n"
+    "a = DataLoader([1], shuffle=True)  # noqa: RNG001\n"
+    "b = DataLoader([1], shuffle=True, generator=torch.Generator())  # noqa: RNG001, E501\n"
+    "c = 1  # noqa: RNG003, RNG009, RNG002, RNG002\n"
+    'd = "# noqa: RNG001"\n'
+    "e = 2  # noqa\n"
+)
+
+
+def test_unused_noqa_is_off_by_default_and_selectable(tmp_path: Path) -> None:
+    (tmp_path / "t.py").write_text(NOQA)
+    args = ("check", "--no-cache", "--output-format", "concise", "-q", "t.py")
+    assert seedlint(tmp_path, *args)[:2] == (0, "")  # off by default, as RUF100
+    for selected in (["--extend-select", "RNG100"], ["--select", "ALL"], ["--select", "RNG"]):
+        rc, out, _ = seedlint(tmp_path, *args, *selected, "--ignore", "RNG003")
+        assert rc == 1
+        assert out.splitlines() == [
+            "t.py:6:65: RNG100 Unused `noqa` directive (unused: `RNG001`)",
+            "t.py:7:8: RNG100 Unused `noqa` directive (unused: `RNG002`; non-enabled: "
+            "`RNG003`; duplicated: `RNG002`; unknown: `RNG009`)",
+        ]
+    (tmp_path / "pyproject.toml").write_text('[tool.seedlint]\nextend-select = ["RNG100"]\n')
+    assert seedlint(tmp_path, *args)[0] == 1
+    _, out, _ = seedlint(tmp_path, "rules")
+    assert "RNG100  unused-noqa" in out
+
+
+def test_ignore_noqa_reads_no_suppression_comment(tmp_path: Path) -> None:
+    (tmp_path / "t.py").write_text(NOQA)
+    (tmp_path / "f.py").write_text("# seedlint: noqa\n" + SHUFFLED)
+    args = ("check", "--no-cache", "--output-format", "concise", "-q")
+    assert seedlint(tmp_path, *args, "t.py", "f.py")[:2] == (0, "")
+    rc, out, _ = seedlint(tmp_path, *args, "--ignore-noqa", "t.py", "f.py")
+    assert rc == 1
+    assert [line.split(": ")[0:2] for line in out.splitlines()] == [
+        ["f.py:6:10", "RNG001 [*] DataLoader shuffles without a `generator`"],
+        ["t.py:5:5", "RNG001 [*] DataLoader shuffles without a `generator`"],
+    ]
+    # RNG100 judges suppression comments: with --ignore-noqa there are none
+    rc, out, _ = seedlint(tmp_path, *args, "--ignore-noqa", "--select", "RNG100", "t.py")
+    assert (rc, out) == (0, "")
+    (tmp_path / "t.py").write_text("def f(:  # noqa: RNG000\n")
+    assert seedlint(tmp_path, *args, "t.py")[0] == 0
+    assert seedlint(tmp_path, *args, "--ignore-noqa", "t.py")[0] == 1

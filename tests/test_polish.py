@@ -504,7 +504,7 @@ def test_show_settings_says_where_each_value_comes_from(tmp_path: Path) -> None:
     assert f"Configuration file: {(tmp_path / 'pyproject.toml').resolve()}" in out
     assert f'ignore = ["RNG003"]  # {(tmp_path / "pyproject.toml").resolve()}' in out
     assert "fix-seed = 7  # command line" in out
-    assert 'select = ["ALL"]  # default' in out
+    assert 'select = ["RNG0"]  # default' in out
     env = run_seedlint(
         "check",
         "--show-settings",

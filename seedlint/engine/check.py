@@ -20,13 +20,16 @@ from seedlint.config import Settings
 from seedlint.core import Finding, Fix
 from seedlint.documents import Document, DocumentError, Source, read_document
 from seedlint.engine.deep import deeply, in_deep_thread
-from seedlint.engine.noqa import FileExemption, file_exemption, line_suppresses
+from seedlint.engine.noqa import FileExemption, directives, file_exemption, line_suppresses
 from seedlint.engine.parse import parse_module
 from seedlint.engine.selection import INVALID_FILE, Selection, selection
 from seedlint.project.index import active as active_index
-from seedlint.rules import Rule
+from seedlint.rules import BY_CODE, Rule
 from seedlint.rules.base import Violation
 from seedlint.rules.rng000_invalid_file import InvalidFile
+from seedlint.rules.rng100_unused_noqa import UnusedNoqa
+
+UNUSED_NOQA = UnusedNoqa.code
 
 REPORT = "(please report this at the seedlint issue tracker, with the file if you can)"
 
@@ -79,7 +82,13 @@ def invalid(
     source = Source(text, "utf-8") if text is not None else None
     line = source.line(row) if source is not None else None
     finding = InvalidFile.finding(display, message, row, col, line)
-    if text is not None and source is not None and _suppressed(finding, text, source):
+    ignore_noqa = chosen.settings.ignore_noqa
+    if (
+        text is not None
+        and source is not None
+        and not ignore_noqa
+        and _suppressed(finding, text, source)
+    ):
         return []
     return [finding]
 
@@ -128,8 +137,10 @@ def check_text(
         return Checked(invalid(display, message, chosen, row, col, text), text, source)
     facts = ModuleFacts(tree, chosen.options, text, display, active_index())
     checked = Checked([], text, source, facts)
-    exemption = file_exemption(text) if suppress else FileExemption(False, frozenset())
+    noqa = suppress and not chosen.settings.ignore_noqa  # --ignore-noqa: no comment counts
+    exemption = file_exemption(text) if noqa else FileExemption(False, frozenset())
     ignored = chosen.ignored_for(display) if suppress else frozenset()
+    used: dict[int, set[str]] = {}  # row -> the codes its noqa comment suppressed
     # Only the rules that pass the pre-filter run: the others cannot fire.
     firing = (
         chosen.firing(text.encode("utf-8", "surrogatepass"), display, notebook=False)
@@ -143,15 +154,69 @@ def check_text(
             if not facts.runs(violation.node):
                 continue  # disabled code (`if True: ... else:` with the finding in the else)
             finding = to_finding(rule, violation, display, source)
-            if suppress and any(
-                line_suppresses(source.line(r), rule.code) for r in finding.noqa_rows
-            ):
-                continue
+            if noqa:
+                hits = [r for r in finding.noqa_rows if line_suppresses(source.line(r), rule.code)]
+                for row in hits:
+                    used.setdefault(row, set()).add(rule.code)
+                if hits:
+                    continue
             finding = with_fix(finding, rule, violation, facts, chosen)
             checked.findings.append(finding)
             checked.flagged.append(Flagged(rule, violation, finding))
+    unused = noqa and any(rule.code == UNUSED_NOQA for rule in firing)
+    if unused and UNUSED_NOQA not in ignored and not exemption.covers(UNUSED_NOQA):
+        checked.findings.extend(unused_noqa(text, display, chosen, used, exemption))
     checked.findings.sort(key=lambda f: f.sort_key)
     return checked
+
+
+def unused_noqa(
+    text: str,
+    display: str,
+    chosen: Selection,
+    used: dict[int, set[str]],
+    exemption: FileExemption,
+) -> list[Finding]:
+    """RNG100 (ruff's RUF100, for seedlint's codes): each ``# noqa`` comment naming ``RNG``
+    codes that suppressed nothing on its line (``used``: the codes each row's comment did
+    suppress), with each code's reason: unused, non-enabled, duplicated or unknown. A blanket
+    ``# noqa`` and other tools' codes are left alone, and so is a comment naming RNG100."""
+    found = []
+    for directive in directives(text):
+        ours = [code for code in directive.codes if code.startswith("RNG")]
+        if not ours or UNUSED_NOQA in ours:
+            continue
+        hits = used.get(directive.row, set())
+        reasons: dict[str, list[str]] = {"unused": [], "disabled": [], "dup": [], "unknown": []}
+        seen: set[str] = set()
+        for code in ours:
+            if code in seen:
+                reasons["dup"].append(code)
+                continue
+            seen.add(code)
+            known = [rule for rule in BY_CODE if rule.startswith(code)]
+            if not known:
+                reasons["unknown"].append(code)
+            elif any(hit.startswith(code) for hit in hits):
+                continue
+            elif any(chosen.reports(k, display) and not exemption.covers(k) for k in known):
+                reasons["unused"].append(code)
+            else:
+                reasons["disabled"].append(code)
+        if any(reasons.values()):
+            found.append(
+                UnusedNoqa.finding(
+                    display,
+                    directive.row,
+                    directive.col,
+                    directive.end_col,
+                    reasons["unused"],
+                    reasons["disabled"],
+                    reasons["dup"],
+                    reasons["unknown"],
+                )
+            )
+    return found
 
 
 def with_fix(
