@@ -418,3 +418,33 @@ def test_ignore_noqa_reads_no_suppression_comment(tmp_path: Path) -> None:
     (tmp_path / "t.py").write_text("def f(:  # noqa: RNG000\n")
     assert seedlint(tmp_path, *args, "t.py")[0] == 0
     assert seedlint(tmp_path, *args, "--ignore-noqa", "t.py")[0] == 1
+
+
+def test_full_output_previews_a_notebook_fix_in_its_cell(tmp_path: Path) -> None:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["Data."]},
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": [
+                "import torch\n",
+                "from torch.utils.data import DataLoader\n",
+                "torch.manual_seed(0)\n",
+                "loader = DataLoader([1, 2], shuffle=True)",
+            ],
+        },
+    ]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "nb.ipynb").write_text(json.dumps(notebook, indent=1) + "\n")
+    _, out, _ = seedlint(tmp_path, "check", "--no-cache", "nb.ipynb")
+    assert (
+        " ::: cell 2\n"
+        "  |\n"
+        "3 | torch.manual_seed(0)\n"
+        "  - loader = DataLoader([1, 2], shuffle=True)\n"
+        "4 + loader = DataLoader([1, 2], shuffle=True, "
+        "generator=torch.Generator().manual_seed(0))\n"
+        "  |\n"
+    ) in out, out

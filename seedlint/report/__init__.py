@@ -68,7 +68,7 @@ def full(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = 
         if finding.fix is not None:
             out.append(f"  help: {finding.fix.message}")
             if finding.fixable and finding.fix.edits and lines:
-                out.extend(fix_preview(lines, finding.fix.edits))
+                out.extend(fix_preview(lines, finding.fix.edits, finding.cell))
             if finding.fix.applicability is Applicability.UNSAFE:
                 out.append("  note: This is an unsafe fix and may change runtime behavior")
         out.append("")
@@ -85,10 +85,13 @@ PREVIEW_WINDOW = 3  # lines around the edits that the preview's diff is computed
 PREVIEW_CONTEXT = 1  # unchanged lines shown around each change (ruff's)
 
 
-def fix_preview(lines: Sequence[str], edits: Sequence[Edit]) -> list[str]:
+def fix_preview(
+    lines: Sequence[str], edits: Sequence[Edit], cell: Optional[int] = None
+) -> list[str]:
     """The fix as ruff's full output shows it: the lines around the edits after a gutter,
     each kept line with its new number and ``|``, each removed one with ``-``, each added one
-    with its number and ``+``. Empty when the edits do not fit the lines."""
+    with its number and ``+`` (a notebook's ``lines`` and ``edits`` are its ``cell``'s, which
+    a ``::: cell N`` line names). Empty when the edits do not fit the lines."""
     first = min(edit.row for edit in edits)
     last = max(edit.end_row for edit in edits)
     if first < 1 or last > len(lines):
@@ -117,7 +120,8 @@ def fix_preview(lines: Sequence[str], edits: Sequence[Edit]) -> list[str]:
         return []
     width = len(str(groups[-1][-1][4] + start - 1))
     blank = " " * width
-    out = [f"{blank} |"]
+    out = [f"{':::':>{width + 3}} cell {cell}"] if cell is not None else []
+    out.append(f"{blank} |")
     for number, group in enumerate(groups):
         if number:
             out.append("-" * 80)
