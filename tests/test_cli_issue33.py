@@ -371,9 +371,9 @@ NOQA = (
     "import torch\n"
     "from torch.utils.data import DataLoader\n"
     "\n"
-    "torch.manual_seed(0)\n"
+    "g = torch.Generator().manual_seed(0)\n"
     "a = DataLoader([1], shuffle=True)  # noqa: RNG001\n"
-    "b = DataLoader([1], shuffle=True, generator=torch.Generator())  # noqa: RNG001, E501\n"
+    "b = DataLoader([1], shuffle=True, generator=g)  # noqa: RNG001, E501\n"
     "c = 1  # noqa: RNG003, RNG009, RNG002, RNG002\n"
     'd = "# noqa: RNG001"\n'
     "e = 2  # noqa\n"
@@ -388,7 +388,7 @@ def test_unused_noqa_is_off_by_default_and_selectable(tmp_path: Path) -> None:
         rc, out, _ = seedlint(tmp_path, *args, *selected, "--ignore", "RNG003")
         assert rc == 1
         assert out.splitlines() == [
-            "t.py:6:65: RNG100 Unused `noqa` directive (unused: `RNG001`)",
+            "t.py:6:49: RNG100 Unused `noqa` directive (unused: `RNG001`)",
             "t.py:7:8: RNG100 Unused `noqa` directive (unused: `RNG002`; non-enabled: "
             "`RNG003`; duplicated: `RNG002`; unknown: `RNG009`)",
         ]
