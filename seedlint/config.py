@@ -392,6 +392,10 @@ def describe(
                 where = f"{line_length_file} ({tool}'s line-length; not a [tool.seedlint] key)"
             rows.append((key, value, where))
             continue
+        if item.name == "ignore_noqa":  # a command-line option only, as ruff's
+            where = "command line" if item.name in overrides else "default"
+            rows.append((key, settings.ignore_noqa, f"{where} (--ignore-noqa; no config key)"))
+            continue
         if item.name in overrides:
             where = "command line"
         elif key in env:

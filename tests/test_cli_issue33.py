@@ -280,6 +280,7 @@ def test_show_settings_names_the_line_length_file(tmp_path: Path) -> None:
         "(ruff's line-length; not a [tool.seedlint] key)"
     ), rows["line-length"]
     assert rows["select"].endswith(f"# {tmp_path.resolve() / 'pyproject.toml'}")
+    assert rows["ignore-noqa"] == "ignore-noqa = false  # default (--ignore-noqa; no config key)"
     (tmp_path / "ruff.toml").unlink()
     rc, out, _ = seedlint(tmp_path, "check", "--show-settings", "t.py")
     assert "line-length = 88  # default (no ruff or black configuration sets it)" in out
