@@ -319,12 +319,25 @@ def test_fix_in_a_hanging_indent_respects_line_length(tmp_path: Path) -> None:
         "        generator=torch.Generator().manual_seed(seed),\n"
         "    )\n"
     ) in fixed
-    # a comment inside the call: the call keeps its layout (and the comment)
-    target.write_text(ALIGNED.format(comment=",  # the order matters\n"))
+    # comments in the call stay where they were, each with its argument
+    target.write_text(
+        ALIGNED.format(comment="")
+        .replace("dataset_for_training,\n", "dataset_for_training,  # the data\n")
+        .replace(
+            "                                                 batch_size",
+            "    # how many\n                                                 batch_size",
+        )
+    )
     seedlint(tmp_path, "check", "--no-cache", "--fix", "-q", "train.py")
-    fixed = target.read_text()
-    assert "shuffle=True,  # the order matters\n" in fixed
-    assert "generator=torch.Generator().manual_seed(seed)" in fixed
+    assert (
+        "    train_loader_for_the_experiment = DataLoader(\n"
+        "        dataset_for_training,  # the data\n"
+        "        # how many\n"
+        "        batch_size=batch_size_for_training,\n"
+        "        shuffle=True,\n"
+        "        generator=torch.Generator().manual_seed(seed),\n"
+        "    )\n"
+    ) in target.read_text(), target.read_text()
 
 
 def test_full_output_leaves_previews_out_of_a_large_run(tmp_path: Path) -> None:
