@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -22,12 +23,20 @@ from seedlint.config import (
     did_you_mean,
     env_bool,
     env_choice,
+    find_line_length_file,
     parse_per_file_ignores,
 )
 from seedlint.core import Finding, FixAvailability
 from seedlint.core.printable import printable, printable_path
-from seedlint.documents import DecodeError, Source
-from seedlint.engine.check import collector_paused, invalid
+from seedlint.documents import (
+    DecodeError,
+    DocumentError,
+    NotebookDocument,
+    Source,
+    is_notebook,
+    read_document,
+)
+from seedlint.engine.check import check_named, collector_paused, invalid
 from seedlint.engine.selection import check_selectors, selection
 from seedlint.project.index import activate
 from seedlint.project.layout import find_root
@@ -40,6 +49,11 @@ from seedlint.run.notices import warn
 from seedlint.run.pool import default_jobs
 from seedlint.run.summaries import ProjectSetup
 
+# The full output previews fixes (libcst, about 0.15 s a file) when at most this many files
+# have fixes; a larger run prints the findings without them (`--diff` shows every fix).
+PREVIEW_FILES = 10
+# seedlint is not on PyPI: what pip installs it from.
+REPOSITORY = "git+https://github.com/seedlint/seedlint"
 SUBCOMMANDS = ("check", "rule", "rules", "clean", "server", "verify")
 INVALID_CODE = InvalidFile.code
 
@@ -50,7 +64,33 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # exit 2 with one line, like ruff
-        raise UsageError(message)
+        raise UsageError(message + _usage_hint(self, message))
+
+
+def _options_of(parser: argparse.ArgumentParser) -> set[str]:
+    """Every long option of ``parser`` and of its subcommands."""
+    options = {o for o in parser._option_string_actions if o.startswith("--")}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                options |= _options_of(sub)
+    return options
+
+
+def _usage_hint(parser: argparse.ArgumentParser, message: str) -> str:
+    """`` (did you mean `--fix`?)`` for a mistyped option or choice (ruff's "a similar
+    argument exists")."""
+    if message.startswith("unrecognized arguments: "):
+        for word in message.split(": ", 1)[1].split():
+            if word.startswith("--"):
+                hint = did_you_mean(word.split("=", 1)[0], _options_of(parser))
+                if hint:
+                    return hint
+        return ""
+    choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if choice is not None:
+        return did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+    return ""
 
 
 def _codes(value: str) -> list[str]:
@@ -100,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--fix-seed", type=int, help="the seed a fix uses when the code names none")
     rules = check.add_argument_group("rule selection")
     selector_help = {
-        "select": "rule codes or prefixes to check (comma-separated; default: ALL)",
+        "select": "rule codes or prefixes to check (comma-separated; default: RNG0)",
         "extend-select": "rule codes or prefixes to check in addition to `select`",
         "ignore": "rule codes or prefixes not to check",
         "extend-ignore": "rule codes or prefixes not to check, in addition to `ignore`",
@@ -109,6 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
     }
     for name, text in selector_help.items():
         rules.add_argument(f"--{name}", type=_codes, metavar="CODES", help=text)
+    rules.add_argument(
+        "--ignore-noqa",
+        action="store_true",
+        default=None,
+        help="ignore every suppression comment (# noqa, # seedlint: noqa)",
+    )
     rules.add_argument(
         "--per-file-ignores",
         action="append",
@@ -222,6 +268,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args_list.insert(0, "check")
     parser = build_parser()
     try:
+        _check_subcommand(args_list)
         args = parser.parse_args(args_list)
         if args.command == "rule":
             return _rule(args)
@@ -252,13 +299,30 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
 
 
+def _check_subcommand(args_list: list[str]) -> None:
+    """A first word that names no file and looks like a mistyped subcommand is a usage error
+    that says which one (ruff: "a similar subcommand exists")."""
+    if args_list[0] != "check" or len(args_list) < 2 or args_list[1] in SUBCOMMANDS:
+        return
+    word = args_list[1]
+    if word.startswith("-") or os.path.lexists(word):
+        return
+    hint = did_you_mean(word, SUBCOMMANDS)
+    if hint:
+        raise UsageError(f"unrecognized subcommand `{word}`{hint}")
+
+
 def _rule(args: argparse.Namespace) -> int:
+    by_name = {rule.name: rule for rule in RULES}  # ruff takes a rule's name too
     if args.all:
         chosen = list(RULES)
     elif args.code and args.code.upper() in BY_CODE:
         chosen = [BY_CODE[args.code.upper()]]
+    elif args.code and args.code.lower() in by_name:
+        chosen = [by_name[args.code.lower()]]
     elif args.code:
-        hint = did_you_mean(args.code.upper(), BY_CODE)
+        is_code = args.code[:1].isalpha() and args.code[-1:].isdigit()
+        hint = did_you_mean(*((args.code.upper(), BY_CODE) if is_code else (args.code, by_name)))
         raise UsageError(f"unknown rule `{args.code}`{hint}")
     else:
         raise UsageError("name a rule, or --all")
@@ -286,6 +350,8 @@ def _rule(args: argparse.Namespace) -> int:
 def _rules() -> int:
     for rule in RULES:
         fixable = "fixable" if rule.fix_availability is not FixAvailability.NONE else "-"
+        if rule.fix_always_unsafe:  # --fix alone never applies it
+            fixable = "unsafe fix (--unsafe-fixes)"
         print(f"{rule.code}  {rule.name:<40} {fixable}")
     return 0
 
@@ -321,7 +387,8 @@ def _server() -> int:
         if (error.name or "").partition(".")[0] not in ("pygls", "lsprotocol"):
             raise
         raise UsageError(
-            "`seedlint server` needs pygls and lsprotocol: pip install 'seedlint[server]'"
+            "`seedlint server` needs pygls and lsprotocol: python3 -m pip install "
+            f"'seedlint[server] @ {REPOSITORY}' (or '.[server]' in a clone)"
         ) from None
     return server.main()
 
@@ -338,7 +405,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
             overrides[name] = tuple(getattr(args, name))
     if args.fix_seed is not None:
         check_seed(args.fix_seed, "--fix-seed")
-    for name in ("respect_gitignore", "force_exclude", "unsafe_fixes", "fix_seed"):
+    for name in ("respect_gitignore", "force_exclude", "unsafe_fixes", "fix_seed", "ignore_noqa"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
     if args.per_file_ignores:
@@ -405,6 +472,8 @@ def _check(args: argparse.Namespace) -> int:
             tasks.append(FileTask(candidate.path, display, candidate.settings))
         if args.show_files:
             return 0
+        if not tasks and not findings and not args.silent:
+            print("warning: No Python files found under the given path(s)", file=sys.stderr)
         if args.verbose:
             _say_ruled_out(tasks)
 
@@ -452,6 +521,8 @@ def _run(
         fixed = outcome.fixed
         if args.diff:
             sys.stdout.write(outcome.diff)
+            if not args.silent and not args.quiet:  # as ruff: the summary on stderr
+                sys.stderr.write(report.fix_summary(len(fixed), findings, applied=False))
             return 1 if outcome.diff or fix_failed else 0
         if stdin:  # the fixed buffer on stdout, what is left on stderr
             task = tasks[0]
@@ -479,22 +550,32 @@ def _run(
                 cache.save()
         if args.add_noqa:
             return _add_noqa(findings)
-        if output_format in ("json", "json-lines"):
-            flagged = {f.path for f in findings if f.fix is not None}
+        if output_format in report.WITH_EDITS:
+            flagged = {
+                f.path for f in findings if f.fix is not None and _previewed(f, output_format)
+            }
             for task in tasks:
                 if task.display in flagged:
                     content = task.raw if task.raw is not None else read_file(task.path)[0]
                     if content is not None:
                         files[task.display] = (content, task.settings)
-    if output_format in ("json", "json-lines") and not args.fix_only:
+    previews_left_out = 0
+    if output_format in report.WITH_EDITS and not args.fix_only:
+        if output_format == "full":  # the preview shows only the fixes --fix would apply
+            previewed = {f.path for f in findings if f.fix is not None and f.fixable}
+            files = {p: v for p, v in files.items() if p in previewed}
+            if len(files) > PREVIEW_FILES:  # libcst for each: a human-sized run only
+                previews_left_out, files = len(files), {}
         findings = attach_edits(findings, files, processes)
 
+    if not stdin:
+        findings.extend(_named_unparsable(args, tasks, [*findings, *fixed]))
     findings.sort(key=lambda f: f.sort_key)
     sources = None
     if stdin:
         raw = tasks[0].raw or b""
         sources = {tasks[0].display: _lines_of(raw)} if raw else {}
-    _emit(args, findings, output_format, len(fixed), fixed, sources)
+    _emit(args, findings, output_format, len(fixed), fixed, sources, previews_left_out)
     if args.exit_zero:
         return 0
     if fixing and (fix_failed or (args.exit_non_zero_on_fix and fixed)):
@@ -502,6 +583,23 @@ def _run(
     if args.fix_only:
         return 0
     return 1 if findings else 0
+
+
+def _named_unparsable(
+    args: argparse.Namespace, tasks: list[FileTask], found: list[Finding]
+) -> list[Finding]:
+    """RNG000 for the files named on the command line that the pre-filter ruled out (so
+    never parsed) and that do not parse: a file the user names is worth parsing."""
+    named = {os.path.normpath(p) for p in args.paths or () if not os.path.isdir(p)}
+    seen = {f.path for f in found}
+    out: list[Finding] = []
+    for task in tasks:
+        if task.display not in named or task.display in seen or task.raw is not None:
+            continue
+        raw, _ = read_file(task.path)
+        if raw is not None and not selection(task.settings).may_fire(raw, task.display):
+            out.extend(check_named(raw, task.display, task.settings))
+    return out
 
 
 def _read_stdin() -> bytes:
@@ -521,6 +619,29 @@ def _lines_of(raw: bytes) -> list[str]:
         return []
 
 
+def _previewed(finding: Finding, output_format: str) -> bool:
+    """Whether ``output_format`` shows the edits of ``finding``'s fix (``full``: only those
+    ``--fix`` applies, as ruff's preview)."""
+    return output_format != "full" or finding.fixable
+
+
+def _sources_of(path: str, raw: bytes) -> dict[str, list[str]]:
+    """The lines the ``full`` output's code frames show, keyed by :func:`report.source_key`:
+    a notebook's per code cell (its findings count rows in the cell)."""
+    if not is_notebook(path):
+        return {path: _lines_of(raw)}
+    try:
+        document = read_document(raw, path)
+    except DocumentError:
+        return {}
+    if not isinstance(document, NotebookDocument):
+        return {}
+    return {
+        report.source_key(path, cell.index): cell.source.splitlines()
+        for cell in document.notebook.cells
+    }
+
+
 def _emit(
     args: argparse.Namespace,
     findings: list[Finding],
@@ -528,6 +649,7 @@ def _emit(
     fixed_count: int,
     fixed: list[Finding],
     sources: Optional[dict[str, list[str]]] = None,
+    previews_left_out: int = 0,
 ) -> None:
     if args.silent:
         return
@@ -554,16 +676,22 @@ def _emit(
         if output_format == "full" and sources is None:
             sources = {}
             for path in sorted({f.path for f in shown}):
-                if path.endswith(".ipynb"):
-                    continue
                 raw, _ = read_file(Path(path))
                 if raw is not None:
-                    sources[path] = _lines_of(raw)
+                    sources.update(_sources_of(path, raw))
         stream.write(report.FORMATS[output_format](shown, sources))
         if output_format in report.HUMAN and not args.quiet:
             if args.show_fixes and fixed:
                 stream.write(_fixed_list(fixed))
-            stream.write(report.summary(shown, fixed_count))
+            if previews_left_out:
+                stream.write(
+                    f"Fix previews left out: {previews_left_out} files have fixes (more than "
+                    f"{PREVIEW_FILES}); `seedlint check --diff` shows every fix.\n"
+                )
+            if args.fix_only:  # as ruff: what was fixed
+                stream.write(report.fix_summary(fixed_count, findings, applied=True))
+            else:
+                stream.write(report.summary(shown, fixed_count))
     finally:
         if close:
             stream.close()
@@ -610,7 +738,8 @@ def _add_noqa(findings: list[Finding]) -> int:
 
     by_path: dict[str, list[Finding]] = {}
     for finding in findings:
-        if finding.code != INVALID_CODE:  # a file that does not parse takes no comment
+        # A file that does not parse takes no comment, nor does an unused comment.
+        if finding.code not in (INVALID_CODE, "RNG100"):
             by_path.setdefault(finding.path, []).append(finding)
     added = 0
     for path, found in sorted(by_path.items()):
@@ -660,7 +789,9 @@ def _show_settings(
         f"Configuration file: {settings.config_file or '(none)'}",
         f"Root: {settings.root}",
     ]
-    for key, value, where in describe(shown, overrides, env):
+    folder = first if first is not None and first.is_dir() else (first or Path("x")).parent
+    length_file = None if args.isolated else find_line_length_file(folder.absolute())
+    for key, value, where in describe(shown, overrides, env, length_file):
         if isinstance(value, tuple):
             value = list(value)
         lines.append(f"{key} = {json.dumps(value, default=str)}  # {where}")

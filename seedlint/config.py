@@ -108,7 +108,8 @@ def env_choice(name: str, choices: Collection[str]) -> Optional[str]:
 class Settings:
     root: Path = field(default_factory=Path.cwd)  # the folder relative patterns start from
     config_file: Optional[Path] = None
-    select: tuple[str, ...] = ("ALL",)
+    # Every detection rule (RNG0xx): RNG100, unused-noqa, is off by default, as ruff's RUF100.
+    select: tuple[str, ...] = ("RNG0",)
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     extend_ignore: tuple[str, ...] = ()
@@ -130,6 +131,7 @@ class Settings:
     unfixable: tuple[str, ...] = ()
     output_format: Optional[str] = None
     cache_dir: Optional[str] = None
+    ignore_noqa: bool = False  # --ignore-noqa: no suppression comment counts (no config key)
 
     def fingerprint(self) -> str:
         """A digest of everything that changes findings (the cache key's settings part)."""
@@ -202,7 +204,20 @@ _BOOL_KEYS = {"respect-gitignore", "force-exclude", "unsafe-fixes"}
 _STR_KEYS = {"output-format", "cache-dir"}
 _INT_KEYS = {"fix-seed"}
 KNOWN_KEYS = _LIST_KEYS | _BOOL_KEYS | _STR_KEYS | _INT_KEYS | {"per-file-ignores"}
-OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "github", "gitlab", "sarif")
+OUTPUT_FORMATS = (
+    "full",
+    "concise",
+    "grouped",
+    "json",
+    "json-lines",
+    "junit",
+    "github",
+    "gitlab",
+    "pylint",
+    "rdjson",
+    "azure",
+    "sarif",
+)
 
 
 # What torch.manual_seed accepts (docs: [-0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff]).
@@ -384,16 +399,38 @@ def _closest(
 
 
 def describe(
-    settings: Settings, overrides: dict[str, Any], env: dict[str, str]
+    settings: Settings,
+    overrides: dict[str, Any],
+    env: dict[str, str],
+    line_length_file: Optional[Path] = None,
 ) -> list[tuple[str, Any, str]]:
     """Each setting of ``settings`` as (key, value, where it comes from): the command line, an
-    environment variable, the configuration file, or the default (``--show-settings``)."""
+    environment variable, the configuration file, or the default (``--show-settings``).
+
+    ``line-length`` is no ``[tool.seedlint]`` key: it is the project's formatter's, read from
+    ``line_length_file`` (ruff's or black's configuration), which its row names."""
     table = (load_file(settings.config_file) or {}) if settings.config_file else {}
     rows = []
     for item in fields(Settings):
         if item.name in ("root", "config_file"):
             continue
         key = item.name.replace("_", "-")
+        if item.name == "line_length" and item.name not in overrides:
+            value = settings.line_length or 88
+            if line_length_file is None:
+                where = "default (no ruff or black configuration sets it)"
+            else:
+                tool = "ruff" if line_length_file.name != "pyproject.toml" else None
+                if tool is None:
+                    data = _read_toml(line_length_file).get("tool", {})
+                    tool = "ruff" if isinstance(data.get("ruff"), dict) else "black"
+                where = f"{line_length_file} ({tool}'s line-length; not a [tool.seedlint] key)"
+            rows.append((key, value, where))
+            continue
+        if item.name == "ignore_noqa":  # a command-line option only, as ruff's
+            where = "command line" if item.name in overrides else "default"
+            rows.append((key, settings.ignore_noqa, f"{where} (--ignore-noqa; no config key)"))
+            continue
         if item.name in overrides:
             where = "command line"
         elif key in env:
@@ -439,6 +476,17 @@ def _formatter_line_length(path: Path) -> Optional[int]:
             value = table.get("line-length", 88 if name == "ruff" else None)
             if isinstance(value, int) and not isinstance(value, bool):
                 return value
+    return None
+
+
+def find_line_length_file(directory: Path) -> Optional[Path]:
+    """The ruff or black configuration file :func:`find_line_length` takes the line length
+    from, or None (``--show-settings`` names it)."""
+    for folder in [directory, *directory.parents]:
+        for name in FORMATTER_FILES:
+            candidate = folder / name
+            if candidate.is_file() and _formatter_line_length(candidate) is not None:
+                return candidate
     return None
 
 

@@ -94,9 +94,11 @@ class _Context:
         found = self.adapted.get(id(settings))
         if found is None:
             # flake8 selects and suppresses; seedlint only contributes its rule options.
+            # Every detection rule: RNG100 judges seedlint's own suppression, which flake8's
+            # replaces (its pre-filter word, `noqa`, would only make more files parse).
             flake8_settings = replace(
                 settings,
-                select=("ALL",),
+                select=("RNG0",),
                 extend_select=(),
                 ignore=(),
                 extend_ignore=(),

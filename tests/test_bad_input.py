@@ -140,7 +140,7 @@ BROKEN_FIXTURES = [
     # name, what the message must say, the row it must point at (from the fixture)
     (
         "syntax_error.py",
-        r"^SyntaxError: invalid syntax \(parsed with Python 3\.\d+'s grammar; a newer Python",
+        r"^SyntaxError: invalid syntax$",  # no newer grammar reads `def train(:`
         "def train(:",
     ),
     ("python2.py", r"^SyntaxError: Missing parentheses in call to 'print'", 'print "'),

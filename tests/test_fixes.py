@@ -467,10 +467,13 @@ def test_stdin_fix_keeps_crlf_and_bom(tmp_path: Path) -> None:
 
 
 def test_check_does_not_import_libcst(tmp_path: Path) -> None:
+    """A check whose output shows no fix edits (the full output's preview does) never imports
+    libcst."""
     (tmp_path / "train.py").write_text(SHUFFLED)
     code = (
         "import sys; from seedlint.cli import main; "
-        "main(['check', '--isolated', '--no-cache', '-q', 'train.py']); "
+        "main(['check', '--isolated', '--no-cache', '-q', '--output-format', 'concise', "
+        "'train.py']); "
         "print('LIBCST' if 'libcst' in sys.modules else 'NO-LIBCST')"
     )
     result = subprocess.run(

@@ -72,7 +72,8 @@ def test_no_snippet_is_left_untested() -> None:
             "# .gitlab-ci.yml",
             "# pyproject.toml",
             # the language server's (tests/test_server_docs.py)
-            "pip install 'seedlint[server]'     # pygls and lsprotocol",
+            "python3 -m pip install 'seedlint[server] @ git+https://github.com/seedlint/seedlint'"
+            "     # pygls and lsprotocol",
             "-- init.lua",
             "-- init.lua (Neovim 0.11+)",
             "# languages.toml",

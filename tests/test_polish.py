@@ -384,8 +384,10 @@ def test_unknown_config_key_and_code_get_a_suggestion(tmp_path: Path) -> None:
 
 # -- 8. newer syntax ----------------------------------------------------------------------------
 def test_syntax_error_names_the_grammar(tmp_path: Path) -> None:
+    if sys.version_info >= (3, 14):
+        pytest.skip("the hint needs syntax newer than this Python's")
     # A t-string (3.14); a type alias (3.12) is read under older Pythons too (engine/grammar.py).
-    newer = 'greeting = t"hello"\n' if sys.version_info < (3, 14) else "def f(:\n"
+    newer = 'greeting = t"hello"\n'
     (tmp_path / "t.py").write_text(SHUFFLED + newer)
     result = run_seedlint(
         "check", "--no-cache", "--output-format", "concise", "-q", "t.py", cwd=tmp_path
@@ -503,7 +505,7 @@ def test_show_settings_says_where_each_value_comes_from(tmp_path: Path) -> None:
     assert f"Configuration file: {(tmp_path / 'pyproject.toml').resolve()}" in out
     assert f'ignore = ["RNG003"]  # {(tmp_path / "pyproject.toml").resolve()}' in out
     assert "fix-seed = 7  # command line" in out
-    assert 'select = ["ALL"]  # default' in out
+    assert 'select = ["RNG0"]  # default' in out
     env = run_seedlint(
         "check",
         "--show-settings",

@@ -49,7 +49,9 @@ def answers_initialize(argv: list[str]) -> None:
 
 def test_the_install_line_names_the_extra() -> None:
     line = snippet("sh", "seedlint[server]").splitlines()[0]
-    assert line.startswith("pip install 'seedlint[server]'")
+    assert line.startswith(
+        "python3 -m pip install 'seedlint[server] @ git+https://github.com/seedlint/seedlint'"
+    )
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
         "optional-dependencies"
     ]

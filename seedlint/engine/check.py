@@ -21,13 +21,16 @@ from seedlint.core import Finding, Fix
 from seedlint.documents import Document, DocumentError, NotebookDocument, Source, read_document
 from seedlint.engine.cells import cell_findings, parsable
 from seedlint.engine.deep import deeply, in_deep_thread
-from seedlint.engine.noqa import FileExemption, file_exemption, line_suppresses
+from seedlint.engine.noqa import FileExemption, directives, file_exemption, line_suppresses
 from seedlint.engine.parse import parse_module
 from seedlint.engine.selection import INVALID_FILE, Selection, selection
 from seedlint.project.index import active as active_index
-from seedlint.rules import Rule
+from seedlint.rules import BY_CODE, Rule
 from seedlint.rules.base import Violation
 from seedlint.rules.rng000_invalid_file import InvalidFile
+from seedlint.rules.rng100_unused_noqa import UnusedNoqa
+
+UNUSED_NOQA = UnusedNoqa.code
 
 REPORT = "(please report this at the seedlint issue tracker, with the file if you can)"
 
@@ -77,8 +80,16 @@ def invalid(
     comment (when the text could be read) silence it."""
     if not chosen.reports(INVALID_FILE, display):
         return []
-    finding = InvalidFile.finding(display, message, row, col)
-    if text is not None and _suppressed(finding, text, Source(text, "utf-8")):
+    source = Source(text, "utf-8") if text is not None else None
+    line = source.line(row) if source is not None else None
+    finding = InvalidFile.finding(display, message, row, col, line)
+    ignore_noqa = chosen.settings.ignore_noqa
+    if (
+        text is not None
+        and source is not None
+        and not ignore_noqa
+        and _suppressed(finding, text, source)
+    ):
         return []
     return [finding]
 
@@ -122,12 +133,15 @@ def check_text(
     if problem is not None or tree is None:
         message, row = problem or ("SyntaxError: invalid syntax", 1)
         if not suppress:
-            return Checked([InvalidFile.finding(display, message, row, col)], text, source)
+            line = source.line(row)
+            return Checked([InvalidFile.finding(display, message, row, col, line)], text, source)
         return Checked(invalid(display, message, chosen, row, col, text), text, source)
     facts = ModuleFacts(tree, chosen.options, text, display, active_index())
     checked = Checked([], text, source, facts)
-    exemption = file_exemption(text) if suppress else FileExemption(False, frozenset())
+    noqa = suppress and not chosen.settings.ignore_noqa  # --ignore-noqa: no comment counts
+    exemption = file_exemption(text) if noqa else FileExemption(False, frozenset())
     ignored = chosen.ignored_for(display) if suppress else frozenset()
+    used: dict[int, set[str]] = {}  # row -> the codes its noqa comment suppressed
     # Only the rules that pass the pre-filter run: the others cannot fire.
     firing = (
         chosen.firing(text.encode("utf-8", "surrogatepass"), display, notebook=False)
@@ -141,15 +155,69 @@ def check_text(
             if not facts.runs(violation.node):
                 continue  # disabled code (`if True: ... else:` with the finding in the else)
             finding = to_finding(rule, violation, display, source)
-            if suppress and any(
-                line_suppresses(source.line(r), rule.code) for r in finding.noqa_rows
-            ):
-                continue
+            if noqa:
+                hits = [r for r in finding.noqa_rows if line_suppresses(source.line(r), rule.code)]
+                for row in hits:
+                    used.setdefault(row, set()).add(rule.code)
+                if hits:
+                    continue
             finding = with_fix(finding, rule, violation, facts, chosen)
             checked.findings.append(finding)
             checked.flagged.append(Flagged(rule, violation, finding))
+    unused = noqa and any(rule.code == UNUSED_NOQA for rule in firing)
+    if unused and UNUSED_NOQA not in ignored and not exemption.covers(UNUSED_NOQA):
+        checked.findings.extend(unused_noqa(text, display, chosen, used, exemption))
     checked.findings.sort(key=lambda f: f.sort_key)
     return checked
+
+
+def unused_noqa(
+    text: str,
+    display: str,
+    chosen: Selection,
+    used: dict[int, set[str]],
+    exemption: FileExemption,
+) -> list[Finding]:
+    """RNG100 (ruff's RUF100, for seedlint's codes): each ``# noqa`` comment naming ``RNG``
+    codes that suppressed nothing on its line (``used``: the codes each row's comment did
+    suppress), with each code's reason: unused, non-enabled, duplicated or unknown. A blanket
+    ``# noqa`` and other tools' codes are left alone, and so is a comment naming RNG100."""
+    found = []
+    for directive in directives(text):
+        ours = [code for code in directive.codes if code.startswith("RNG")]
+        if not ours or UNUSED_NOQA in ours:
+            continue
+        hits = used.get(directive.row, set())
+        reasons: dict[str, list[str]] = {"unused": [], "disabled": [], "dup": [], "unknown": []}
+        seen: set[str] = set()
+        for code in ours:
+            if code in seen:
+                reasons["dup"].append(code)
+                continue
+            seen.add(code)
+            known = [rule for rule in BY_CODE if rule.startswith(code)]
+            if not known:
+                reasons["unknown"].append(code)
+            elif any(hit.startswith(code) for hit in hits):
+                continue
+            elif any(chosen.reports(k, display) and not exemption.covers(k) for k in known):
+                reasons["unused"].append(code)
+            else:
+                reasons["disabled"].append(code)
+        if any(reasons.values()):
+            found.append(
+                UnusedNoqa.finding(
+                    display,
+                    directive.row,
+                    directive.col,
+                    directive.end_col,
+                    reasons["unused"],
+                    reasons["disabled"],
+                    reasons["dup"],
+                    reasons["unknown"],
+                )
+            )
+    return found
 
 
 def with_fix(
@@ -225,6 +293,26 @@ def check_bytes(raw: bytes, display: str, settings: Settings) -> Checked:
     except Exception as error:  # a bug in seedlint: one finding, and the run goes on
         message = f"internal error: {type(error).__name__}: {error} {REPORT}"
         return Checked(invalid(display, message, chosen), cacheable=False)
+
+
+def check_named(raw: bytes, display: str, settings: Settings) -> list[Finding]:
+    """The RNG000 finding of a file named on the command line that the pre-filter rules out
+    (no selected rule can fire on it, so :func:`check_bytes` never parses it): a file the user
+    names is worth parsing, to say that it does not parse (or decode). Only RNG000 can come of
+    it: the rules still pass the pre-filter first."""
+    chosen = selection(settings)
+    if not chosen.reports(INVALID_FILE, display):
+        return []
+    try:
+        try:
+            document = read_document(raw, display)
+        except DocumentError as error:
+            return invalid(display, error.message, chosen, error.row, error.col)
+        with collector_paused():
+            return check_document(document, settings).release()
+    except (RecursionError, MemoryError) as error:
+        message = f"{type(error).__name__}: the file is nested too deeply to check"
+        return invalid(display, message, chosen)
 
 
 def findings_of(raw: bytes, display: str, settings: Settings) -> Checked:

@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 from typing import Optional
 
@@ -61,3 +63,36 @@ def line_suppresses(line: str, code: str) -> bool:
         if codes is None or code in codes or any(code.startswith(c) for c in codes):
             return True
     return False
+
+
+@dataclass(frozen=True)
+class Directive:
+    """A ``# noqa`` in a comment: its row, its columns (characters), the codes it names (upper
+    case, as written; empty for a blanket ``# noqa``)."""
+
+    row: int
+    col: int
+    end_col: int
+    codes: tuple[str, ...]
+
+
+def directives(text: str) -> list[Directive]:
+    """The ``# noqa`` directives of the text's comments (a string that holds one is no
+    directive): what the unused-noqa rule judges."""
+    if "noqa" not in text.lower():
+        return []
+    found: list[Directive] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type != tokenize.COMMENT:
+                continue
+            row, col = token.start
+            for match in LINE_NOQA.finditer(token.string):
+                listed = match.group("codes")
+                codes = (
+                    tuple(c.upper() for c in _SPLIT.split(listed.strip()) if c) if listed else ()
+                )
+                found.append(Directive(row, col + match.start(), col + match.end(), codes))
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the directives found so far (the text parsed: this does not happen)
+    return found

@@ -48,7 +48,46 @@ def set_call_argument(
 
 def fit_line(ctx: FixContext, old: cst.Call, new: cst.Call) -> cst.Call:
     """``new`` (replacing ``old``), split one argument per line when the one-line call would
-    make its line longer than ``line-length``."""
+    make its line longer than ``line-length``. A call on several lines whose new layout still
+    has a line over ``line-length`` (a hanging indent aligned under the opening parenthesis) is
+    split one argument per line, as black writes it, when that fits and the call holds no
+    comment to keep."""
+    laid = _fit_line(ctx, old, new)
+    longest = _longest(ctx, old, laid)
+    if not new.args or longest is None or longest <= ctx.options.line_length:
+        return laid
+    first = ctx.lines[ctx.positions[old].start.line - 1]
+    split = one_per_line(new, first[: len(first) - len(first.lstrip())])
+    if _comments(split) != _comments(new):
+        return laid  # a comment one per line cannot keep in its place
+    longest = _longest(ctx, old, split)
+    return split if longest is not None and longest <= ctx.options.line_length else laid
+
+
+def _comments(call: cst.Call) -> list[str]:
+    """The comments of the call, in order."""
+    found: list[str] = []
+
+    class Comments(cst.CSTVisitor):
+        def visit_Comment(self, node: cst.Comment) -> None:
+            found.append(node.value)
+
+    call.visit(Comments())
+    return found
+
+
+def _longest(ctx: FixContext, old: cst.Call, new: cst.Call) -> Optional[int]:
+    """The longest line the call's lines would have with ``new`` in place of ``old``."""
+    where = ctx.positions[old]
+    if where.end.line > len(ctx.lines):
+        return None
+    first, last = ctx.lines[where.start.line - 1], ctx.lines[where.end.line - 1]
+    code = cst.Module([]).code_for_node(new)
+    candidate = (first[: where.start.column] + code + last[where.end.column :]).splitlines()
+    return max((len(line) for line in candidate), default=0)
+
+
+def _fit_line(ctx: FixContext, old: cst.Call, new: cst.Call) -> cst.Call:
     where = ctx.positions[old]
     lines = ctx.lines
     if where.end.line > len(lines) or not new.args:
@@ -94,12 +133,26 @@ def fit_line(ctx: FixContext, old: cst.Call, new: cst.Call) -> cst.Call:
 
 def one_per_line(call: cst.Call, indent: str) -> cst.Call:
     """``call`` with each argument on a line of its own (indented four spaces more than
-    ``indent``), a trailing comma, and the closing parenthesis on a line at ``indent``."""
+    ``indent``), a trailing comma, and the closing parenthesis on a line at ``indent``. A
+    comment after an argument (or after the opening parenthesis) stays after it, and a comment
+    on a line of its own stays before the argument it came before."""
 
-    def break_to(spaces: str) -> cst.ParenthesizedWhitespace:
+    def break_to(spaces: str, *kept: Whitespace) -> cst.ParenthesizedWhitespace:
+        first, empty = cst.TrailingWhitespace(), []
+        for old in kept:
+            if isinstance(old, cst.ParenthesizedWhitespace):
+                if old.first_line.comment is not None and first.comment is None:
+                    first = old.first_line
+                empty += [  # an own-line comment indented as the line it stands above
+                    line.with_changes(
+                        indent=False,
+                        whitespace=cst.SimpleWhitespace(spaces if line.comment else ""),
+                    )
+                    for line in old.empty_lines
+                ]
         return cst.ParenthesizedWhitespace(
-            first_line=cst.TrailingWhitespace(),
-            empty_lines=[],
+            first_line=first,
+            empty_lines=empty,
             indent=False,
             last_line=cst.SimpleWhitespace(spaces),
         )
@@ -108,14 +161,19 @@ def one_per_line(call: cst.Call, indent: str) -> cst.Call:
     args = []
     for index, arg in enumerate(call.args):
         last = index == len(call.args) - 1
-        after = break_to(indent if last else inner)
+        kept = [arg.whitespace_after_arg]
+        if isinstance(arg.comma, cst.Comma):
+            kept.append(arg.comma.whitespace_after)
+        after = break_to(indent if last else inner, *kept)
         args.append(
             arg.with_changes(
                 comma=cst.Comma(whitespace_after=after),
                 whitespace_after_arg=cst.SimpleWhitespace(""),
             )
         )
-    return call.with_changes(args=args, whitespace_before_args=break_to(inner))
+    return call.with_changes(
+        args=args, whitespace_before_args=break_to(inner, call.whitespace_before_args)
+    )
 
 
 def set_argument(

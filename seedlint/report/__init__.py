@@ -1,4 +1,5 @@
-"""Output formats, one function each: full, concise, json, json-lines, github, gitlab, sarif.
+"""Output formats, one function each: full, concise, grouped, json, json-lines, junit, github,
+gitlab, pylint, rdjson, azure, sarif (ruff's list, in ruff's shapes).
 
 A notebook finding counts its rows in its cell (``cell``). The formats a CI service shows on the
 file itself (``github``, ``gitlab``, ``sarif``) point at the line of the ``.ipynb`` that holds
@@ -8,9 +9,11 @@ that cell line (nbformat writes one source line per JSON line), and say the cell
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
+import xml.sax.saxutils
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -18,9 +21,9 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from seedlint import __version__
-from seedlint.core import Applicability, Finding
-from seedlint.documents.notebook import cell_lines_in_file
+from seedlint.core import Applicability, Edit, Finding
 from seedlint.core.printable import printable, printable_path
+from seedlint.documents.notebook import cell_lines_in_file
 from seedlint.rules import BY_CODE
 
 DOCS_URL = "https://github.com/seedlint/seedlint/blob/main/docs/rules/{code}.md"
@@ -57,7 +60,7 @@ def full(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = 
     for finding in findings:
         out.append(f"{finding.code} {_marker(finding)}{printable(finding.message)}")
         out.append(f" --> {_shown_location(finding)}")
-        lines = sources.get(finding.path)
+        lines = sources.get(source_key(finding.path, finding.cell))
         if lines and 1 <= finding.row <= len(lines):
             text = lines[finding.row - 1].expandtabs(4)
             gutter = str(finding.row)
@@ -75,10 +78,76 @@ def full(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = 
             out.append(f"{pad} | {' ' * lead}{'^' * width}")
         if finding.fix is not None:
             out.append(f"  help: {printable(finding.fix.message)}")
+            if finding.fixable and finding.fix.edits and lines:
+                out.extend(fix_preview(lines, finding.fix.edits, finding.cell))
             if finding.fix.applicability is Applicability.UNSAFE:
                 out.append("  note: This is an unsafe fix and may change runtime behavior")
         out.append("")
     return "\n".join(out) + "\n" if out else ""
+
+
+def source_key(path: str, cell: Optional[int] = None) -> str:
+    """The key of a file's lines in ``sources`` (a notebook's: one key per cell, its rows
+    counted in the cell, as its findings count them)."""
+    return path if cell is None else f"{path}:cell {cell}"
+
+
+PREVIEW_WINDOW = 3  # lines around the edits that the preview's diff is computed on (ruff's)
+PREVIEW_CONTEXT = 1  # unchanged lines shown around each change (ruff's)
+
+
+def fix_preview(
+    lines: Sequence[str], edits: Sequence[Edit], cell: Optional[int] = None
+) -> list[str]:
+    """The fix as ruff's full output shows it: the lines around the edits after a gutter,
+    each kept line with its new number and ``|``, each removed one with ``-``, each added one
+    with its number and ``+`` (a notebook's ``lines`` and ``edits`` are its ``cell``'s, which
+    a ``::: cell N`` line names). Empty when the edits do not fit the lines."""
+    first = min(edit.row for edit in edits)
+    last = max(edit.end_row for edit in edits)
+    if first < 1 or last > len(lines):
+        return []
+    start = max(first - PREVIEW_WINDOW, 1)
+    end = min(last + PREVIEW_WINDOW, len(lines))
+    old = [line.rstrip("\r\n") for line in lines[start - 1 : end]]
+    text = "\n".join(old) + "\n"
+    offsets = [0]
+    for line in old:
+        offsets.append(offsets[-1] + len(line) + 1)
+    pieces, cursor = [], 0
+    for edit in sorted(edits, key=lambda e: (e.row, e.col, e.end_row, e.end_col)):
+        begin = offsets[edit.row - start] + edit.col
+        stop = offsets[edit.end_row - start] + edit.end_col
+        if begin < cursor or stop < begin:
+            return []  # overlapping edits: no preview rather than a wrong one
+        pieces += [text[cursor:begin], edit.content]
+        cursor = stop
+    new = ("".join(pieces) + text[cursor:]).split("\n")
+    if new and new[-1] == "":
+        new.pop()
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    groups = list(matcher.get_grouped_opcodes(PREVIEW_CONTEXT))
+    if not groups:
+        return []
+    width = len(str(groups[-1][-1][4] + start - 1))
+    blank = " " * width
+    out = [f"{':::':>{width + 3}} cell {cell}"] if cell is not None else []
+    out.append(f"{blank} |")
+    for number, group in enumerate(groups):
+        if number:
+            out.append("-" * 80)
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [_preview_line(start + j, "|", new[j], width) for j in range(j1, j2)]
+                continue
+            out += [f"{blank} - {old[i]}".rstrip() for i in range(i1, i2)]
+            out += [_preview_line(start + j, "+", new[j], width) for j in range(j1, j2)]
+    out.append(f"{blank} |")
+    return out
+
+
+def _preview_line(number: int, sign: str, text: str, width: int) -> str:
+    return f"{number:<{width}} {sign} {text}".rstrip()
 
 
 def _json_item(finding: Finding) -> dict[str, Any]:
@@ -344,6 +413,152 @@ def gitlab(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] 
     return json.dumps(items, indent=2) + "\n"
 
 
+def grouped(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = None) -> str:
+    """ruff's ``grouped``: each file's name, then its findings, ``row:col CODE [*] message``
+    (rows right-aligned, columns left-aligned in the file's widths), a blank line after each
+    file."""
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_path.setdefault(f.path, []).append(f)
+    out = []
+    for path in sorted(by_path):
+        found = by_path[path]
+        rows = max(len(str(f.row)) for f in found)
+        cols = max(len(str(f.col + 1)) for f in found)
+        out.append(f"{path}:")
+        for f in found:
+            cell = f"cell {f.cell}:" if f.cell is not None else ""
+            where = f"{' ' * (rows - len(str(f.row)))}{cell}{f.row}:{f.col + 1}"
+            where += " " * (cols - len(str(f.col + 1)))
+            out.append(f"  {where} {f.code} {_marker(f)}{f.message}")
+        out.append("")
+    return "\n".join(out) + "\n" if out else ""
+
+
+def pylint(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = None) -> str:
+    """ruff's ``pylint``: ``path:row: [CODE] message``."""
+    lines = []
+    for f in findings:
+        row = f"cell {f.cell}:{f.row}" if f.cell is not None else str(f.row)
+        lines.append(f"{f.path}:{row}: [{f.code}] {f.message}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _escape_azure(value: str) -> str:
+    """Azure Pipelines' logging command escapes (properties: also ``;`` and ``]``)."""
+    return value.replace("%", "%AZP25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def azure(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = None) -> str:
+    """ruff's ``azure``: one ``##vso[task.logissue ...]`` logging command per finding (a
+    notebook's at the ``.ipynb`` line that holds the cell's line, as ``github``)."""
+    lines = []
+    where = _FileLines()
+    for f in findings:
+        line, col, _, _ = where.region(f)
+        path = _escape_azure(f.path).replace(";", "%3B").replace("]", "%5D")
+        message = f.message if f.cell is None else f"cell {f.cell}:{f.row}: {f.message}"
+        lines.append(
+            f"##vso[task.logissue type=error;sourcepath={path};linenumber={line};"
+            f"columnnumber={col};code={f.code};]{_escape_azure(message)}"
+        )
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _attribute(value: str) -> str:
+    return xml.sax.saxutils.quoteattr(_xml_text(value))
+
+
+def _xml_text(value: str) -> str:
+    """Text XML 1.0 can hold: other control characters (and unpaired surrogates, from file
+    names that are not UTF-8) replaced."""
+    return "".join(
+        "\ufffd" if (ord(c) < 0x20 and c not in "\t\n\r") or 0xD800 <= ord(c) <= 0xDFFF else c
+        for c in value
+    )
+
+
+def junit(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = None) -> str:
+    """ruff's ``junit``: a test suite per file, a failing test case ``org.seedlint.CODE`` per
+    finding (``line``, ``column``; the fix's title after the message); one passing case when
+    there is no finding."""
+    out = ['<?xml version="1.0" encoding="UTF-8"?>']
+    count = len(findings)
+    head = f'<testsuites name="seedlint" tests="{max(count, 1)}" failures="{count}" errors="0">'
+    out.append(head)
+    if not findings:
+        out.append(
+            '    <testsuite name="seedlint" tests="1" disabled="0" errors="0" failures="0" '
+            'package="org.seedlint">'
+        )
+        out.append('        <testcase name="No errors found" classname="seedlint"/>')
+        out.append("    </testsuite>")
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_path.setdefault(f.path, []).append(f)
+    for path in sorted(by_path):
+        found = by_path[path]
+        out.append(
+            f'    <testsuite name={_attribute(path)} tests="{len(found)}" disabled="0" '
+            f'errors="0" failures="{len(found)}" package="org.seedlint">'
+        )
+        classname = path[: -len(Path(path).suffix)] if Path(path).suffix else path
+        for f in found:
+            cell = f"cell {f.cell}, " if f.cell is not None else ""
+            body = f"{cell}line {f.row}, col {f.col + 1}, {f.message}"
+            if f.fix is not None:
+                body += f"\n\n{f.fix.message}"
+            out.append(
+                f'        <testcase name="org.seedlint.{f.code}" classname={_attribute(classname)}'
+                f' line="{f.row}" column="{f.col + 1}">'
+            )
+            out.append(
+                f"            <failure message={_attribute(f.message)}>"
+                f"{xml.sax.saxutils.escape(_xml_text(body))}</failure>"
+            )
+            out.append("        </testcase>")
+        out.append("    </testsuite>")
+    out.append("</testsuites>")
+    return "\n".join(out) + "\n"
+
+
+def _rd_range(row: int, col: int, end_row: int, end_col: int) -> dict[str, Any]:
+    return {
+        "end": {"column": end_col, "line": end_row},
+        "start": {"column": col, "line": row},
+    }
+
+
+def rdjson(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = None) -> str:
+    """ruff's ``rdjson`` (reviewdog's diagnostic format): each finding's code and its doc
+    page, its range (a notebook's: the ``.ipynb`` lines, as ``github``), its message, and its
+    fix's edits as suggestions."""
+    items = []
+    where = _FileLines()
+    for f in findings:
+        line, col, end_line, end_col = where.region(f)
+        item: dict[str, Any] = {
+            "code": {"url": rule_url(f.code), "value": f.code},
+            "location": {"path": f.path, "range": _rd_range(line, col, end_line, end_col)},
+            "message": f.message if f.cell is None else f"cell {f.cell}:{f.row}: {f.message}",
+        }
+        if f.fix is not None and f.fix.edits and f.cell is None:
+            item["suggestions"] = [
+                {
+                    "range": _rd_range(e.row, e.col + 1, e.end_row, e.end_col + 1),
+                    "text": e.content,
+                }
+                for e in f.fix.edits
+            ]
+        items.append(item)
+    document = {
+        "diagnostics": items,
+        "severity": "WARNING",
+        "source": {"name": "seedlint", "url": "https://github.com/seedlint/seedlint"},
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
 Formatter = Callable[[Sequence[Finding], Optional[dict[str, list[str]]]], str]
 FORMATS: dict[str, Formatter] = {
     "full": full,
@@ -353,8 +568,33 @@ FORMATS: dict[str, Formatter] = {
     "github": github,
     "gitlab": gitlab,
     "sarif": sarif,
+    "grouped": grouped,
+    "junit": junit,
+    "pylint": pylint,
+    "rdjson": rdjson,
+    "azure": azure,
 }
-HUMAN = ("full", "concise")
+HUMAN = ("full", "concise", "grouped")
+# The formats that show a fix's edits (computed for them with libcst).
+WITH_EDITS = ("json", "json-lines", "rdjson", "full")
+
+
+def fix_summary(fixed: int, remaining: Sequence[Finding], applied: bool) -> str:
+    """``--fix-only`` (``applied``) and ``--diff``'s summary, in ruff's words: what was (or
+    would be) fixed, and the unsafe fixes left for ``--unsafe-fixes``."""
+    unapplied = sum(1 for f in remaining if f.fix is not None and not f.fixable)
+    s = "" if fixed == 1 else "s"
+    es = "" if unapplied == 1 else "es"
+    if unapplied:
+        if fixed:
+            verb = "Fixed" if applied else "Would fix"
+            more = f"{unapplied} additional fix{es} available with `--unsafe-fixes`"
+            return f"{verb} {fixed} finding{s} ({more}).\n"
+        verb = "No findings fixed" if applied else "No findings would be fixed"
+        return f"{verb} ({unapplied} fix{es} available with `--unsafe-fixes`).\n"
+    if fixed:
+        return f"{'Fixed' if applied else 'Would fix'} {fixed} finding{s}.\n"
+    return ""
 
 
 def summary(findings: Sequence[Finding], fixed: int = 0) -> str:

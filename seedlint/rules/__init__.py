@@ -14,6 +14,7 @@ from seedlint.rules.rng007_sampler_without_generator import SamplerWithoutGenera
 from seedlint.rules.rng008_distributed_sampler_without_set_epoch import (
     DistributedSamplerWithoutSetEpoch,
 )
+from seedlint.rules.rng100_unused_noqa import UnusedNoqa
 
 RULES: tuple[type[Rule], ...] = (
     InvalidFile,
@@ -25,6 +26,7 @@ RULES: tuple[type[Rule], ...] = (
     RandomSplitWithoutGenerator,
     SamplerWithoutGenerator,
     DistributedSamplerWithoutSetEpoch,
+    UnusedNoqa,
 )
 
 BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in RULES}

@@ -66,6 +66,9 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]
     fix_availability: ClassVar[FixAvailability] = FixAvailability.NONE
+    # Every fix the rule offers is unsafe (``--fix`` alone never applies one): ``seedlint
+    # rules`` says "unsafe fix" rather than "fixable".
+    fix_always_unsafe: ClassVar[bool] = False
     # The rule's documentation in markdown, from "## What it does" to "## References", without
     # the Example section (rendered from the first invalid and valid examples).
     doc: ClassVar[str]

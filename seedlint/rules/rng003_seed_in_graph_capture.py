@@ -39,6 +39,7 @@ class SeedInGraphCapture(Rule):
     name = "seed-in-graph-capture"
     summary = "Seeding inside a CUDA graph capture region"
     fix_availability = FixAvailability.SOMETIMES
+    fix_always_unsafe = True
     doc = """
 ## What it does
 Checks for a call that seeds a device generator inside a CUDA graph capture region:

@@ -60,6 +60,7 @@ class DistributedSamplerWithoutSetEpoch(Rule):
     name = "distributed-sampler-without-set-epoch"
     summary = "A shuffling DistributedSampler never gets set_epoch"
     fix_availability = FixAvailability.SOMETIMES
+    fix_always_unsafe = True
     doc = """
 ## What it does
 Checks for a `torch.utils.data.DistributedSampler` (under any import name or module alias, or a

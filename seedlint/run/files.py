@@ -15,7 +15,14 @@ from typing import Optional
 from seedlint.config import Settings
 from seedlint.core import Edit, Finding
 from seedlint.core.files import NotRegularFile, read_regular
-from seedlint.documents import DecodeError, Source
+from seedlint.documents import (
+    DecodeError,
+    DocumentError,
+    NotebookDocument,
+    Source,
+    is_notebook,
+    read_document,
+)
 from seedlint.engine.check import Checked, check_bytes, collector_paused, findings_of, invalid
 from seedlint.engine.fix import Fixed, Identity, applies, edits_for, fix_bytes, identity
 from seedlint.engine.selection import selection
@@ -601,6 +608,11 @@ def _size(path: Path) -> int:
 
 
 def _diff(display: str, old: bytes, new: bytes) -> str:
+    if is_notebook(display):
+        cells = notebook_diff(display, old, new)
+        if cells is not None:
+            return cells
+
     def text_of(raw: bytes) -> str:
         try:
             return Source.decode(raw).text
@@ -608,6 +620,24 @@ def _diff(display: str, old: bytes, new: bytes) -> str:
             return raw.decode("utf-8", errors="replace")
 
     return unified_diff(text_of(old), text_of(new), display)
+
+
+def notebook_diff(display: str, old: bytes, new: bytes) -> Optional[str]:
+    """A notebook's diff as ruff prints it: one unified diff per changed code cell, headed
+    ``--- path:cell N`` (N counting every cell); None when either side is not a notebook."""
+    try:
+        before, after = read_document(old, display), read_document(new, display)
+    except DocumentError:
+        return None
+    if not isinstance(before, NotebookDocument) or not isinstance(after, NotebookDocument):
+        return None
+    sources = {cell.index: cell.source for cell in before.notebook.cells}
+    parts = [
+        unified_diff(sources[cell.index], cell.source, f"{display}:cell {cell.index}")
+        for cell in after.notebook.cells
+        if cell.index in sources
+    ]
+    return "".join(parts)
 
 
 # -- json edits ------------------------------------------------------------------------------
