@@ -45,8 +45,14 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from seedlint import __version__
-from seedlint.config import CONFIG_FILES, ConfigError, Settings, SettingsResolver
-from seedlint.core import Edit, Finding
+from seedlint.config import (
+    CONFIG_FILES,
+    FORMATTER_FILES,
+    ConfigError,
+    Settings,
+    SettingsResolver,
+)
+from seedlint.core import Edit, Finding, FixAvailability
 from seedlint.documents import DecodeError, Source
 from seedlint.engine.check import Checked, Flagged, check_bytes, collector_paused, with_fix
 from seedlint.engine.fix import Identity, edits_for, fix_bytes, identity
@@ -65,9 +71,13 @@ from seedlint.run.summaries import ProjectSetup
 
 SOURCE = "seedlint"
 FIX_ALL = "source.fixAll.seedlint"
+FIX_ALL_TITLE = "Fix all seedlint findings that have a fix"
 DEBOUNCE_S = 0.1
 KEPT_FACTS = 8  # buffers whose facts stay for their code actions (others: checked again)
 PYTHON_SUFFIXES = (".py", ".pyi")
+# The files whose change changes a buffer's settings (seedlint's, and the line length the
+# fixes read from ruff's or black's configuration).
+SETTINGS_FILES = tuple(dict.fromkeys((*CONFIG_FILES, *FORMATTER_FILES)))
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +107,11 @@ class Linted:
         """Keep the check's facts and violations, for :meth:`fixed`."""
         self.checked = checked
         self._flagged = {id(flagged.finding): flagged for flagged in checked.flagged}
+
+    @property
+    def flagged(self) -> list[Flagged]:
+        """The check's violations, one per finding (none once the facts are released)."""
+        return list(self._flagged.values())
 
     @property
     def holds_facts(self) -> bool:
@@ -205,6 +220,10 @@ class SeedlintServer(LanguageServer):
         self.last_change: dict[str, float] = {}
         self.shown_errors: set[str] = set()
         self.projects = Projects(self.resolver)
+        # Whether the client resolves a code action's edit (``codeAction/resolve``): then code
+        # actions carry no edits, which are computed only for the action the user picks.
+        self.lazy_edits = False
+        self.settings_stamps: dict[Path, tuple[tuple[str, int, int], ...]] = {}
 
     # -- settings ------------------------------------------------------------------------------
     def reload(self) -> None:
@@ -214,8 +233,29 @@ class SeedlintServer(LanguageServer):
         self.rooted.clear()
         self.detecting.clear()
         self.shown_errors.clear()
+        self.settings_stamps.clear()
         for uri in list(self.linted):
             self.lint(uri, again=True)
+
+    def settings_changed(self, path: Path) -> bool:
+        """Whether a settings file (``pyproject.toml``, ``seedlint.toml``, ``ruff.toml``...) in
+        the folders above ``path`` changed, appeared or went since the last check of a buffer
+        there: the server reads them again by itself, whether or not the client reports file
+        changes (Neovim 0.7 and eglot do not watch files). A few ``stat`` calls per check."""
+        folder = path.parent
+        stamps = []
+        for directory in (folder, *folder.parents):
+            for name in SETTINGS_FILES:
+                candidate = directory / name
+                try:
+                    stat = candidate.stat()
+                except OSError:
+                    continue
+                stamps.append((str(candidate), stat.st_mtime_ns, stat.st_size))
+        stamp = tuple(stamps)
+        previous = self.settings_stamps.get(folder)
+        self.settings_stamps[folder] = stamp
+        return previous is not None and previous != stamp
 
     def folder_of(self, path: Path) -> Optional[Path]:
         """The innermost workspace folder that holds ``path``."""
@@ -285,6 +325,11 @@ class SeedlintServer(LanguageServer):
             document = self.workspace.get_text_document(uri)
             if not checkable(document):
                 return
+            path = document_path(uri, self)
+            if path.is_absolute() and self.settings_changed(path):
+                self.reload()  # checks the open buffers again, this one among them
+                if uri in self.linted:
+                    return
             previous = self.linted.get(uri)
             if (
                 not again
@@ -424,6 +469,12 @@ class SeedlintServer(LanguageServer):
         return linted
 
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """The actions for the findings in the range. What each fix is (its title) comes from
+        the kept facts; its edits are left to :meth:`resolve` when the client resolves them
+        (:attr:`lazy_edits`), else computed for these findings only. Fix-all is offered
+        without its edits to such a client, and computed for the others only when they ask
+        for it by kind (``source.fixAll``), never for the requests an editor sends at every
+        cursor move."""
         linted = self.current(params.text_document.uri)
         if linted is None:
             return []
@@ -434,11 +485,41 @@ class SeedlintServer(LanguageServer):
         if wanted(types.CodeActionKind.QuickFix, only):
             actions.extend(self.quick_fixes(linted, here))
             actions.extend(self.noqa_actions(linted, here))
-        if wanted(FIX_ALL, only):
-            fix_all = self.fix_all(linted)
-            if fix_all is not None:
-                actions.append(fix_all)
+        if wanted(FIX_ALL, only) and may_fix(linted):
+            if self.lazy_edits:
+                actions.append(self.fix_all_action(linted, None))
+            elif only:  # asked for by kind: what --fix does, now
+                fix_all = self.fix_all(linted)
+                if fix_all is not None:
+                    actions.append(fix_all)
         return actions
+
+    def resolve(self, action: types.CodeAction) -> types.CodeAction:
+        """The edit of a code action offered without one (:meth:`code_actions`), for the
+        buffer's version it was offered for; a stale one (the buffer changed since) is
+        returned as it came, without an edit."""
+        data = action.data
+        if action.edit is not None or not isinstance(data, dict):
+            return action
+        uri = data.get("uri")
+        linted = self.current(uri) if isinstance(uri, str) else None
+        if linted is None or linted.version != data.get("version"):
+            return action
+        if data.get("fixAll"):
+            fixed = self.fix_all(linted)
+            action.edit = fixed.edit if fixed is not None else types.WorkspaceEdit(changes={})
+            return action
+        key = data.get("fix")
+        if not isinstance(key, list):
+            return action
+        wanted_key = tuple(key)
+        for finding in linted.findings:
+            if identity(finding) == wanted_key:
+                edits = linted.edits([linted.fixed(finding)]).get(identity(finding))
+                if edits:
+                    action.edit = self.workspace_edit(linted, edits)
+                break
+        return action
 
     def workspace_edit(self, linted: Linted, edits: Iterable[Edit]) -> types.WorkspaceEdit:
         text_edits = [
@@ -448,13 +529,15 @@ class SeedlintServer(LanguageServer):
         return types.WorkspaceEdit(changes={linted.uri: text_edits})
 
     def quick_fixes(self, linted: Linted, findings: list[Finding]) -> list[types.CodeAction]:
+        """One quick fix per finding that has a fix: the preferred action of its diagnostic
+        when the fix is safe (an unsafe one is offered, titled so, and never preferred)."""
         actions = []
-        known = linted.edits(findings)
+        known = {} if self.lazy_edits else linted.edits(findings)
         for finding in findings:
             if finding.fix is None:
                 continue
             edits = known.get(identity(finding))
-            if not edits:
+            if not self.lazy_edits and not edits:
                 continue
             label = "" if finding.fix.safe else " (unsafe fix: check the result)"
             actions.append(
@@ -463,7 +546,12 @@ class SeedlintServer(LanguageServer):
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[self.diagnostic(linted, finding)],
                     is_preferred=finding.fix.safe,
-                    edit=self.workspace_edit(linted, edits),
+                    edit=self.workspace_edit(linted, edits) if edits else None,
+                    data={
+                        "uri": linted.uri,
+                        "version": linted.version,
+                        "fix": list(identity(finding)),
+                    },
                 )
             )
         return actions
@@ -487,14 +575,27 @@ class SeedlintServer(LanguageServer):
             )
         return actions
 
+    def fix_all_action(
+        self, linted: Linted, edit: Optional[types.WorkspaceEdit]
+    ) -> types.CodeAction:
+        return types.CodeAction(
+            title=FIX_ALL_TITLE,
+            kind=FIX_ALL,
+            edit=edit,
+            data={"uri": linted.uri, "version": linted.version, "fixAll": True},
+        )
+
     def fix_all(self, linted: Linted) -> Optional[types.CodeAction]:
         """What ``--fix`` would do to the buffer (with ``--unsafe-fixes`` when the settings say
-        ``unsafe-fixes = true``), as the smallest edits."""
+        ``unsafe-fixes = true``), as the smallest edits. libcst parses only the statements the
+        fixes change (a window, whatever the buffer's size), the imports and the first one."""
         settings = linted.settings
         if settings is None or not any(linted.fixed(f).fixable for f in linted.findings):
             return None
         with activated(linted.index), project_loaders_set(linted.loaders):
-            fixed = fix_bytes(linted.raw, linted.display, settings, unsafe=settings.unsafe_fixes)
+            fixed = fix_bytes(
+                linted.raw, linted.display, settings, settings.unsafe_fixes, window_lines=0
+            )
         for error in fixed.errors:
             self.window_log_message(types.LogMessageParams(types.MessageType.Warning, error))
         if fixed.new_raw == linted.raw:
@@ -505,11 +606,7 @@ class SeedlintServer(LanguageServer):
             return None
         if old != linted.text:  # a byte-order mark in the buffer: its columns would be off
             return None
-        return types.CodeAction(
-            title="Fix all seedlint findings that have a fix",
-            kind=FIX_ALL,
-            edit=self.workspace_edit(linted, minimal_edits(old, new)),
-        )
+        return self.fix_all_action(linted, self.workspace_edit(linted, minimal_edits(old, new)))
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -547,6 +644,28 @@ def encode(text: str) -> bytes:
         return text.encode(encoding)
     except (UnicodeError, LookupError):
         return raw
+
+
+def may_fix(linted: Linted) -> bool:
+    """Whether a finding of the buffer may have a fix that fix-all applies (its rule has fixes
+    and is fixable): cheap, so that fix-all can be offered before anything is computed."""
+    settings = linted.settings
+    if settings is None:
+        return False
+    fixable = selection(settings).fixable
+    return any(
+        flagged.rule.code in fixable and flagged.rule.fix_availability is not FixAvailability.NONE
+        for flagged in linted.flagged
+    )
+
+
+def resolves_edits(capabilities: types.ClientCapabilities) -> bool:
+    """Whether the client resolves a code action's ``edit`` and sends its ``data`` back."""
+    text = capabilities.text_document
+    action = text.code_action if text is not None else None
+    if action is None or not action.data_support or action.resolve_support is None:
+        return False
+    return "edit" in action.resolve_support.properties
 
 
 def wanted(kind: str, only: Optional[Sequence[str]]) -> bool:
@@ -604,6 +723,7 @@ def build() -> SeedlintServer:
         options = params.initialization_options
         if isinstance(options, dict) and isinstance(options.get("debounce"), (int, float)):
             ls.debounce = max(float(options["debounce"]), 0.0) / 1000
+        ls.lazy_edits = resolves_edits(params.capabilities)
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: SeedlintServer, params: types.InitializedParams) -> None:
@@ -613,7 +733,7 @@ def build() -> SeedlintServer:
             return
         # Configuration files (settings), and Python files: a helper or a caller changed,
         # created or deleted outside the editor changes the project index's answers.
-        names = [*CONFIG_FILES, "*.py"]
+        names = [*SETTINGS_FILES, "*.py"]
         watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in names]
         registration = types.Registration(
             id="seedlint-config-files",
@@ -633,7 +753,7 @@ def build() -> SeedlintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SeedlintServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if uri.rsplit("/", 1)[-1] in CONFIG_FILES:
+        if uri.rsplit("/", 1)[-1] in SETTINGS_FILES:
             ls.reload()
             return
         ls.projects.files_changed()  # the other buffers' projects may hold this file
@@ -653,14 +773,16 @@ def build() -> SeedlintServer:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched_files(ls: SeedlintServer, params: types.DidChangeWatchedFilesParams) -> None:
-        if any(change.uri.rsplit("/", 1)[-1] in CONFIG_FILES for change in params.changes):
+        if any(change.uri.rsplit("/", 1)[-1] in SETTINGS_FILES for change in params.changes):
             ls.reload()
         elif any(change.uri.endswith(PYTHON_SUFFIXES) for change in params.changes):
             ls.projects.files_changed()
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True
+        ),
     )
     def code_action(ls: SeedlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         try:
@@ -674,6 +796,21 @@ def build() -> SeedlintServer:
                 )
             )
             return []
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    def code_action_resolve(ls: SeedlintServer, params: types.CodeAction) -> types.CodeAction:
+        try:
+            return ls.resolve(params)
+        except Exception as error:  # a bug in seedlint: the action as it came
+            log.exception("seedlint code action resolve failed")
+            ls.window_log_message(
+                types.LogMessageParams(
+                    types.MessageType.Error,
+                    f"seedlint: internal error resolving a code action: "
+                    f"{type(error).__name__}: {error}",
+                )
+            )
+            return params
 
     return server
 

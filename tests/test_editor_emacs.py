@@ -6,13 +6,12 @@ cleared after it."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support import UNSEEDED_SCRIPT, editor, fixed_by_cli
+from tests.support import UNSEEDED_SCRIPT, editor, fixed_by_cli, run_editor
 from tests.test_integrations import snippet
 
 pytest.importorskip("pygls")
@@ -71,15 +70,7 @@ def test_eglot_snippet_in_a_batch_emacs(tmp_path: Path) -> None:
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
     env["PATH"] = os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])
     env["HOME"] = str(tmp_path)  # no user init file
-    proc = subprocess.run(
-        [emacs, "--batch", "-l", str(tmp_path / "run.el")],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=180,
-    )
-    out = proc.stdout + proc.stderr
+    out = run_editor([emacs, "--batch", "-l", str(tmp_path / "run.el")], env, tmp_path)
     if "NO-EGLOT" in out:
         message = "this Emacs has no eglot (Emacs 29+, or apt-get install -y elpa-eglot)"
         if os.environ.get("CI"):

@@ -116,7 +116,17 @@ async def actions(
         )
     )
     assert result is not None
-    return [a for a in result if isinstance(a, types.CodeAction)]
+    found = [a for a in result if isinstance(a, types.CodeAction)]
+    # The client (VS Code's capabilities) resolves edits: every fix comes without its edit,
+    # which `codeAction/resolve` gives, as an editor asks for the action the user picks.
+    assert all(a.edit is None for a in found if not (a.title or "").startswith("Disable"))
+    return [await resolved(client, a) for a in found]
+
+
+async def resolved(client: LanguageClient, action: types.CodeAction) -> types.CodeAction:
+    if action.edit is not None:
+        return action
+    return await client.code_action_resolve_async(action)
 
 
 def offset(text: str, position: types.Position) -> int:
@@ -369,7 +379,8 @@ async def test_the_server_watches_the_configuration_files(client: LanguageClient
     (registration,) = registrations
     assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
     patterns = [w["globPattern"] for w in registration.register_options["watchers"]]
-    assert sorted(patterns) == sorted(f"**/{name}" for name in (*CONFIG_FILES, "*.py"))
+    names = (*CONFIG_FILES, "ruff.toml", ".ruff.toml", "*.py")
+    assert sorted(patterns) == sorted(f"**/{name}" for name in set(names))
 
 
 # -- the project index: what other modules of the project decide ------------------------------

@@ -69,8 +69,11 @@ def fix_text(
     settings: Settings,
     unsafe: bool,
     first: Optional[Checked] = None,
+    window_lines: Optional[int] = None,
 ) -> TextFixed:
-    """Fix decoded Python text in memory; ``first``: the text's check, when already done."""
+    """Fix decoded Python text in memory; ``first``: the text's check, when already done;
+    ``window_lines``: fix a module of at least that many lines through a window of the
+    statements the fixes change (default :data:`~seedlint.fixes.window.WINDOW_LINES`)."""
     checked = first if first is not None else check_text(text, display, settings)
     original = checked.findings
     current = text
@@ -81,7 +84,9 @@ def fix_text(
         candidates = [item for item in checked.flagged if applies(item.finding, unsafe)]
         if not candidates:
             break
-        new_text, applied, error = _round(current, display, checked, candidates, settings)
+        new_text, applied, error = _round(
+            current, display, checked, candidates, settings, window_lines
+        )
         if error is not None:
             return TextFixed(text, [], original, error)
         if new_text == current:
@@ -109,15 +114,21 @@ def _back(finding: Finding, maps: list[LineMap]) -> Finding:
 
 
 def _context(
-    text: str, checked: Checked, settings: Settings, rows: Optional[Collection[int]] = None
+    text: str,
+    checked: Checked,
+    settings: Settings,
+    rows: Optional[Collection[int]] = None,
+    window_lines: Optional[int] = None,
 ) -> FixContext:
     """The fix context of ``text``; with ``rows``, through a window that keeps the top-level
-    statements at those rows when the module is very large (:mod:`seedlint.fixes.window`)."""
+    statements at those rows when the module is very large (:mod:`seedlint.fixes.window`;
+    ``window_lines``: at least that many lines)."""
     from seedlint.fixes.context import FixContext
-    from seedlint.fixes.window import make_window
+    from seedlint.fixes.window import WINDOW_LINES, make_window
 
     assert checked.facts is not None and checked.source is not None
-    window = make_window(text, checked.facts.tree, rows) if rows is not None else None
+    least = WINDOW_LINES if window_lines is None else window_lines
+    window = make_window(text, checked.facts.tree, rows, least) if rows is not None else None
     options = selection(settings).fix_options
     if window is None:
         return FixContext(text, checked.source, checked.facts, options)
@@ -135,13 +146,15 @@ def _round(
     checked: Checked,
     candidates: Sequence[Flagged],
     settings: Settings,
+    window_lines: Optional[int] = None,
 ) -> tuple[str, list[Finding], Optional[str]]:
     """One round over ``text``: (new text, the findings fixed, an error). A very large module
     is fixed through a window first, and whole when the window cannot serve."""
     from seedlint.fixes.window import OutsideWindow
 
     try:
-        return _round_in(text, display, checked, candidates, settings, _rows(candidates))
+        rows = _rows(candidates)
+        return _round_in(text, display, checked, candidates, settings, rows, window_lines)
     except OutsideWindow:
         return _round_in(text, display, checked, candidates, settings, None)
 
@@ -153,6 +166,7 @@ def _round_in(
     candidates: Sequence[Flagged],
     settings: Settings,
     rows: Optional[Collection[int]],
+    window_lines: Optional[int] = None,
 ) -> tuple[str, list[Finding], Optional[str]]:
     import libcst as cst
 
@@ -160,7 +174,7 @@ def _round_in(
     from seedlint.fixes.window import OutsideWindow
 
     try:
-        ctx = _context(text, checked, settings, rows)
+        ctx = _context(text, checked, settings, rows, window_lines)
     except cst.ParserSyntaxError as error:
         if rows is not None:  # perhaps the window's text only: try the whole module
             raise OutsideWindow("libcst cannot parse the window") from error
@@ -246,11 +260,19 @@ def _valid(text: str, display: str, strict: bool) -> bool:
 
 
 # -- one file's bytes ------------------------------------------------------------------------
-def fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fixed:
+def fix_bytes(
+    raw: bytes,
+    display: str,
+    settings: Settings,
+    unsafe: bool,
+    window_lines: Optional[int] = None,
+) -> Fixed:
     """Fix one file's bytes in memory (the encoding, BOM and newlines stay the file's); never
-    raises: a file the fixer fails on is left as it is, with one error line for it."""
+    raises: a file the fixer fails on is left as it is, with one error line for it.
+    ``window_lines``: see :func:`fix_text` (the language server's fix-all: libcst parses only
+    the statements the fixes change, whatever the module's size)."""
     try:
-        return _fix_bytes(raw, display, settings, unsafe)
+        return _fix_bytes(raw, display, settings, unsafe, window_lines)
     except (RecursionError, MemoryError) as error:
         if isinstance(error, RecursionError) and not in_deep_thread():
             return deeply(lambda: fix_bytes(raw, display, settings, unsafe))  # a larger stack
@@ -267,7 +289,9 @@ def fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fix
     return Fixed(raw, [], checked.release(), [message])
 
 
-def _fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fixed:
+def _fix_bytes(
+    raw: bytes, display: str, settings: Settings, unsafe: bool, window_lines: Optional[int]
+) -> Fixed:
     chosen = selection(settings)
     if not chosen.may_fire(raw, display):
         return Fixed(raw)
@@ -280,7 +304,7 @@ def _fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fi
     first = check_text(document.text, display, settings, document.source)
     if not any(applies(item.finding, unsafe) for item in first.flagged):
         return Fixed(raw, remaining=_located(document, first.release()))
-    result = fix_text(document.text, display, settings, unsafe, first)
+    result = fix_text(document.text, display, settings, unsafe, first, window_lines)
     errors = ([result.error] if result.error else []) + result.warnings
     if result.error is not None or result.new_text == document.text:
         return Fixed(raw, [], _located(document, result.remaining), errors)
