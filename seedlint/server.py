@@ -29,9 +29,12 @@ are left to ``seedlint check``.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import io
+import json
 import logging
 import os
+import threading
 import time
 import tokenize
 from collections.abc import Iterable, Sequence
@@ -53,8 +56,15 @@ from seedlint.config import (
     SettingsResolver,
 )
 from seedlint.core import Edit, Finding, FixAvailability
-from seedlint.documents import DecodeError, Source
-from seedlint.engine.check import Checked, Flagged, check_bytes, collector_paused, with_fix
+from seedlint.documents import DecodeError, DocumentError, NotebookDocument, Source, read_document
+from seedlint.engine.check import (
+    Checked,
+    Flagged,
+    check_bytes,
+    check_text,
+    collector_paused,
+    with_fix,
+)
 from seedlint.engine.fix import Identity, edits_for, fix_bytes, identity
 from seedlint.engine.noqa import LINE_NOQA
 from seedlint.engine.selection import check_selectors, selection
@@ -75,6 +85,16 @@ FIX_ALL_TITLE = "Fix all seedlint findings that have a fix"
 DEBOUNCE_S = 0.1
 KEPT_FACTS = 8  # buffers whose facts stay for their code actions (others: checked again)
 PYTHON_SUFFIXES = (".py", ".pyi")
+# Notebooks: their Python cells, synced as LSP 3.17 notebook documents (a client that syncs
+# notebooks sends their cells this way, never as text documents).
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[
+        types.NotebookDocumentFilterWithCells(
+            cells=[types.NotebookCellLanguage("python")], notebook="jupyter-notebook"
+        )
+    ],
+    save=True,
+)
 # The files whose change changes a buffer's settings (seedlint's, and the line length the
 # fixes read from ruff's or black's configuration).
 SETTINGS_FILES = tuple(dict.fromkeys((*CONFIG_FILES, *FORMATTER_FILES)))
@@ -100,13 +120,17 @@ class Linted:
     # The project's loader names that no loader word finds, checked with (see run.loader_names).
     loaders: frozenset[str] = field(default=frozenset(), repr=False)
     _flagged: dict[int, Flagged] = field(default_factory=dict, repr=False)  # by id(finding)
+    notebook: Optional[str] = None  # a notebook cell's: the notebook's uri
     _fixed: dict[int, Finding] = field(default_factory=dict, repr=False)
     _edits: dict[Identity, tuple[Edit, ...]] = field(default_factory=dict, repr=False)
 
-    def keep(self, checked: Checked) -> None:
-        """Keep the check's facts and violations, for :meth:`fixed`."""
+    def keep(self, checked: Checked, flagged: Optional[dict[int, Flagged]] = None) -> None:
+        """Keep the check's facts and violations, for :meth:`fixed` (``flagged``: by the id of
+        each finding as the buffer has it, a notebook cell's)."""
         self.checked = checked
-        self._flagged = {id(flagged.finding): flagged for flagged in checked.flagged}
+        if flagged is None:
+            flagged = {id(item.finding): item for item in checked.flagged}
+        self._flagged = flagged
 
     @property
     def flagged(self) -> list[Flagged]:
@@ -149,7 +173,10 @@ class Linted:
         wanted = {identity(f) for f in findings if f.fix is not None} - set(self._edits)
         if wanted and self.settings is not None:
             with activated(self.index), project_loaders_set(self.loaders):
-                found = edits_for(self.raw, self.display, self.settings, only=wanted)
+                # A notebook cell's findings count rows in their cell, edits_for's ``only``
+                # the program's: a cell's fixes are computed for the whole notebook at once.
+                only = None if self.notebook is not None else wanted
+                found = edits_for(self.raw, self.display, self.settings, only=only)
             for key in wanted:
                 self._edits[key] = found.get(key, ())
         return self._edits
@@ -210,7 +237,12 @@ class SeedlintServer(LanguageServer):
     def __init__(self) -> None:
         # Full sync: the client sends the whole buffer, so rows always count lines as Python
         # does (pygls' incremental sync splits at form feeds and other `str.splitlines` breaks).
-        super().__init__("seedlint", __version__, types.TextDocumentSyncKind.Full)
+        super().__init__(
+            "seedlint",
+            __version__,
+            types.TextDocumentSyncKind.Full,
+            notebook_document_sync=NOTEBOOK_SYNC,
+        )
         self.debounce = DEBOUNCE_S
         self.resolver = SettingsResolver({}, check=check_selectors)
         self.rooted: dict[tuple[int, str], Settings] = {}
@@ -320,6 +352,10 @@ class SeedlintServer(LanguageServer):
         """Check the buffer now and publish its diagnostics; never raises. A buffer whose text
         is the one checked last is not checked again (``again``: it is, the settings changed)."""
         self.pending.pop(uri, None)
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri, cell_uri=uri)
+        if notebook is not None:  # the notebook itself, or one of its cells
+            self.lint_notebook(notebook.uri)
+            return
         done: list[Linted] = []  # checks whose facts are released once the diagnostics are out
         try:
             document = self.workspace.get_text_document(uri)
@@ -359,6 +395,104 @@ class SeedlintServer(LanguageServer):
         )
         for old in done:
             old.release()
+
+    # -- notebooks (LSP 3.17 notebook document sync) --------------------------------------------
+    def lint_notebook(self, uri: str) -> None:
+        """Check a notebook's code cells as one program (as ``seedlint check`` checks an
+        ``.ipynb``) and publish each cell's diagnostics on the cell; never raises."""
+        self.pending.pop(uri, None)
+        published: list[types.PublishDiagnosticsParams] = []
+        try:
+            for cell, linted in self.check_notebook(uri):
+                self.keep(cell.document, linted)
+                diagnostics = [self.diagnostic(linted, f) for f in linted.findings]
+                published.append(
+                    types.PublishDiagnosticsParams(cell.document, diagnostics, linted.version)
+                )
+        except Exception as error:  # a bug in seedlint: say so, and keep serving
+            log.exception("seedlint failed on %s", uri)
+            self.window_log_message(
+                types.LogMessageParams(
+                    types.MessageType.Error,
+                    f"seedlint: internal error on {uri}: {type(error).__name__}: {error}",
+                )
+            )
+            return
+        for params in published:
+            self.text_document_publish_diagnostics(params)
+
+    def check_notebook(self, uri: str) -> list[tuple[types.NotebookCell, Linted]]:
+        """One :class:`Linted` per cell of the notebook (its findings, rows in the cell), all
+        from one check of the notebook's program."""
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return []
+        cells: list[dict[str, Any]] = []
+        documents: list[TextDocument] = []
+        for cell in notebook.cells:
+            document = self.workspace.get_text_document(cell.document)
+            documents.append(document)
+            code = cell.kind == types.NotebookCellKind.Code and document.language_id == "python"
+            cells.append(
+                {
+                    "cell_type": "code" if code else "markdown",
+                    "metadata": {},
+                    "source": document.source,
+                    **({"outputs": [], "execution_count": None} if code else {}),
+                }
+            )
+        data = {
+            "cells": cells,
+            "metadata": {"language_info": {"name": "python"}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+        raw = json.dumps(data).encode("utf-8")
+        path = document_path(uri, self)
+        display = str(path)
+        per_cell: list[tuple[types.NotebookCell, Linted]] = []
+        for cell, document in zip(notebook.cells, documents):
+            text = document.source
+            lines = [line.rstrip("\r\n") for line in split_lines(text)]
+            linted = Linted(cell.document, document.version, text, raw, display, None, [], lines)
+            linted.notebook = uri
+            per_cell.append((cell, linted))
+        try:
+            settings = self.settings_for(path)
+        except ConfigError as error:
+            if per_cell:
+                message = f"invalid seedlint configuration: {error}"
+                per_cell[0][1].findings = [InvalidFile.finding(display, message)]
+            return per_cell
+        if settings.force_exclude and is_excluded(path, settings):
+            return per_cell
+        try:
+            program = read_document(raw, display)
+        except DocumentError:
+            return per_cell
+        if not isinstance(program, NotebookDocument) or not program.checkable:
+            return per_cell
+        with collector_paused():
+            checked = check_text(program.text, display, self.detection(settings), program.source)
+        by_id = {id(item.finding): item for item in checked.flagged}
+        found: dict[int, list[tuple[Finding, Optional[Flagged]]]] = {}
+        for finding in checked.findings:
+            located = program.locate(finding)
+            found.setdefault(located.cell or 1, []).append((located, by_id.get(id(finding))))
+        for index, (_, linted) in enumerate(per_cell, 1):
+            here = found.get(index, [])
+            linted.settings = settings
+            linted.findings = [located for located, _ in here]
+            linted.keep(checked, {id(f): item for f, item in here if item is not None})
+        return per_cell
+
+    def notebook_closed(self, notebook: types.NotebookDocumentIdentifier) -> None:
+        for uri, linted in list(self.linted.items()):
+            if linted.notebook == notebook.uri:
+                self.cancel(uri)
+                self.linted.pop(uri, None)
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+        self.cancel(notebook.uri)
 
     def keep(self, uri: str, linted: Linted) -> list[Linted]:
         """Make ``linted`` the buffer's check; returns the checks of the least recently checked
@@ -485,7 +619,7 @@ class SeedlintServer(LanguageServer):
         if wanted(types.CodeActionKind.QuickFix, only):
             actions.extend(self.quick_fixes(linted, here))
             actions.extend(self.noqa_actions(linted, here))
-        if wanted(FIX_ALL, only) and may_fix(linted):
+        if wanted(FIX_ALL, only) and linted.notebook is None and may_fix(linted):
             if self.lazy_edits:
                 actions.append(self.fix_all_action(linted, None))
             elif only:  # asked for by kind: what --fix does, now
@@ -659,6 +793,14 @@ def may_fix(linted: Linted) -> bool:
     )
 
 
+def warm_fixes() -> None:
+    try:
+        for name in ("seedlint.fixes.context", "seedlint.fixes.transform", "seedlint.fixes.edits"):
+            importlib.import_module(name)  # libcst, and the fix toolkit
+    except Exception:  # nothing depends on it: the fix imports them itself
+        log.exception("seedlint: importing the fixes in the background failed")
+
+
 def resolves_edits(capabilities: types.ClientCapabilities) -> bool:
     """Whether the client resolves a code action's ``edit`` and sends its ``data`` back."""
     text = capabilities.text_document
@@ -727,6 +869,9 @@ def build() -> SeedlintServer:
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: SeedlintServer, params: types.InitializedParams) -> None:
+        # libcst (the fixes) imported in the background: the first quick fix then costs
+        # its edits only, and no check waits for an import of a second.
+        threading.Thread(target=warm_fixes, name="seedlint-warm", daemon=True).start()
         capability = ls.client_capabilities.workspace
         watched = capability.did_change_watched_files if capability else None
         if watched is None or not watched.dynamic_registration:
@@ -770,6 +915,23 @@ def build() -> SeedlintServer:
             ls.projects.closed(linted.display)
             linted.release()
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_open(ls: SeedlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.lint_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_change(ls: SeedlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        ls.schedule(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_save(ls: SeedlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        ls.cancel(params.notebook_document.uri)
+        ls.lint_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_close(ls: SeedlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        ls.notebook_closed(params.notebook_document)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched_files(ls: SeedlintServer, params: types.DidChangeWatchedFilesParams) -> None:
