@@ -29,6 +29,7 @@ are left to ``seedlint check``.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import importlib
 import io
 import json
@@ -65,7 +66,7 @@ from seedlint.engine.check import (
     collector_paused,
     with_fix,
 )
-from seedlint.engine.fix import Identity, edits_for, fix_bytes, identity
+from seedlint.engine.fix import Identity, edits_for, edits_of, fix_bytes, identity
 from seedlint.engine.noqa import LINE_NOQA
 from seedlint.engine.selection import check_selectors, selection
 from seedlint.fixes.text import lines as split_lines
@@ -123,6 +124,7 @@ class Linted:
     notebook: Optional[str] = None  # a notebook cell's: the notebook's uri
     _fixed: dict[int, Finding] = field(default_factory=dict, repr=False)
     _edits: dict[Identity, tuple[Edit, ...]] = field(default_factory=dict, repr=False)
+    _ids: dict[Identity, int] = field(default_factory=dict, repr=False)  # -> _flagged's key
 
     def keep(self, checked: Checked, flagged: Optional[dict[int, Flagged]] = None) -> None:
         """Keep the check's facts and violations, for :meth:`fixed` (``flagged``: by the id of
@@ -131,6 +133,7 @@ class Linted:
         if flagged is None:
             flagged = {id(item.finding): item for item in checked.flagged}
         self._flagged = flagged
+        self._ids = {identity(item.finding): key for key, item in flagged.items()}
 
     @property
     def flagged(self) -> list[Flagged]:
@@ -171,12 +174,26 @@ class Linted:
         """The fixes' edits of ``findings``, each computed once per version (with libcst, only
         for the findings a client asks about: a long file may have hundreds)."""
         wanted = {identity(f) for f in findings if f.fix is not None} - set(self._edits)
-        if wanted and self.settings is not None:
+        if wanted and self.settings is not None and self.notebook is None and self.holds_facts:
+            assert self.checked is not None
+            chosen = [
+                Flagged(flagged.rule, flagged.violation, finding)
+                for finding in findings
+                if identity(finding) in wanted
+                and (flagged := self._flagged.get(self._ids.get(identity(finding), -1))) is not None
+            ]
+            with activated(self.index), project_loaders_set(self.loaders):
+                found = edits_of(
+                    self.raw, self.display, self.settings, self.checked, chosen, window_lines=0
+                )
+            for key in wanted:
+                self._edits[key] = found.get(key, ())
+        elif wanted and self.settings is not None:
             with activated(self.index), project_loaders_set(self.loaders):
                 # A notebook cell's findings count rows in their cell, edits_for's ``only``
                 # the program's: a cell's fixes are computed for the whole notebook at once.
                 only = None if self.notebook is not None else wanted
-                found = edits_for(self.raw, self.display, self.settings, only=only)
+                found = edits_for(self.raw, self.display, self.settings, only=only, window_lines=0)
             for key in wanted:
                 self._edits[key] = found.get(key, ())
         return self._edits
@@ -639,6 +656,12 @@ class SeedlintServer(LanguageServer):
         linted = self.current(uri) if isinstance(uri, str) else None
         if linted is None or linted.version != data.get("version"):
             return action
+        with collector_paused():  # libcst's many objects: no collection scans them as made
+            return self._resolved(action, linted, data)
+
+    def _resolved(
+        self, action: types.CodeAction, linted: Linted, data: dict[str, Any]
+    ) -> types.CodeAction:
         if data.get("fixAll"):
             fixed = self.fix_all(linted)
             action.edit = fixed.edit if fixed is not None else types.WorkspaceEdit(changes={})
@@ -694,7 +717,7 @@ class SeedlintServer(LanguageServer):
         actions = []
         done: set[tuple[str, int]] = set()
         for finding in findings:
-            row = noqa_row(linted.text, linted.lines, finding)
+            row = noqa_row(linted.text, linted.lines, finding, statement_rows(linted, finding))
             if row is None or (finding.code, row) in done:
                 continue
             done.add((finding.code, row))
@@ -834,12 +857,35 @@ def _string_rows(text: str) -> set[int]:
     return rows
 
 
-def noqa_row(text: str, lines: list[str], finding: Finding) -> Optional[int]:
-    """The row whose ``# noqa`` silences ``finding`` and can take one, if any."""
+def statement_rows(linted: Linted, finding: Finding) -> Optional[set[int]]:
+    """:func:`_string_rows` of the top-level statement that holds ``finding`` (a top-level
+    statement starts the tokenizer afresh): a code action tokenizes that statement, not the
+    whole buffer. None when the tree is gone (the caller tokenizes the buffer)."""
+    facts = linted.checked.facts if linted.checked is not None else None
+    if facts is None or linted.notebook is not None:
+        return None
+    body = facts.tree.body
+    starts = [min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]) for s in body]
+    index = bisect.bisect_right(starts, finding.row) - 1
+    if index < 0:
+        return None
+    first, last = starts[index], body[index].end_lineno or finding.end_row
+    if last < finding.end_row:
+        return None
+    segment = "".join(split_lines(linted.text)[first - 1 : last])
+    return {row + first - 1 for row in _string_rows(segment)}
+
+
+def noqa_row(
+    text: str, lines: list[str], finding: Finding, blocked: Optional[set[int]] = None
+) -> Optional[int]:
+    """The row whose ``# noqa`` silences ``finding`` and can take one, if any (``blocked``:
+    the text's :func:`_string_rows`, when known)."""
     candidates = [r for r in (finding.noqa_rows or (finding.row,)) if 1 <= r <= len(lines)]
     if not candidates:
         return None
-    blocked = _string_rows(text)
+    if blocked is None:
+        blocked = _string_rows(text)
     for row in candidates:
         if row not in blocked and not lines[row - 1].endswith("\\"):
             return row

@@ -269,17 +269,23 @@ def test_changes_that_came_during_a_slow_check_wait_for_the_pause(
 def fixers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Each libcst fix the server computes: ``edits`` (quick fixes), ``fix-all``."""
     calls: list[str] = []
-    edits_for, fix_bytes = server_module.edits_for, server_module.fix_bytes
+    edits_for, edits_of = server_module.edits_for, server_module.edits_of
+    fix_bytes = server_module.fix_bytes
 
     def counted_edits(*args: Any, **kwargs: Any) -> Any:
         calls.append("edits")
         return edits_for(*args, **kwargs)
+
+    def counted_edits_of(*args: Any, **kwargs: Any) -> Any:
+        calls.append("edits")
+        return edits_of(*args, **kwargs)
 
     def counted_fix_all(*args: Any, **kwargs: Any) -> Any:
         calls.append("fix-all")
         return fix_bytes(*args, **kwargs)
 
     monkeypatch.setattr(server_module, "edits_for", counted_edits)
+    monkeypatch.setattr(server_module, "edits_of", counted_edits_of)
     monkeypatch.setattr(server_module, "fix_bytes", counted_fix_all)
     return calls
 

@@ -338,7 +338,11 @@ def identity(finding: Finding) -> Identity:
 
 
 def edits_for(
-    raw: bytes, display: str, settings: Settings, only: Optional[Collection[Identity]] = None
+    raw: bytes,
+    display: str,
+    settings: Settings,
+    only: Optional[Collection[Identity]] = None,
+    window_lines: Optional[int] = None,
 ) -> dict[Identity, tuple[Edit, ...]]:
     """Each fix's edits, each fix computed alone on the file's bytes (for the json output);
     ``only``: just these findings' (the language server's quick fixes at the cursor).
@@ -346,7 +350,8 @@ def edits_for(
     A notebook finding's edits count rows in its cell, as the finding does; a fix that also
     changes another cell (a new ``import torch`` goes to the first code cell) or a line with
     masked IPython syntax gets no edits (one finding has one ``cell``), and ``--fix`` still
-    applies it."""
+    applies it. ``window_lines``: as for :func:`fix_text` (the language server's quick fix:
+    libcst parses the statement of the finding, the imports and the first statement)."""
     from seedlint.fixes.window import OutsideWindow
 
     try:
@@ -367,9 +372,38 @@ def edits_for(
         if item.finding.fix is not None and (only is None or identity(item.finding) in only)
     ]
     try:
-        return _edits_in(document, cells, checked, settings, wanted, _rows(wanted))
+        rows = _rows(wanted)
+        return _edits_in(document, cells, checked, settings, wanted, rows, window_lines)
     except OutsideWindow:  # a fix needs more of a very large module than its window
         return _edits_in(document, cells, checked, settings, wanted, None)
+
+
+def edits_of(
+    raw: bytes,
+    display: str,
+    settings: Settings,
+    checked: Checked,
+    wanted: Sequence[Flagged],
+    window_lines: Optional[int] = None,
+) -> dict[Identity, tuple[Edit, ...]]:
+    """:func:`edits_for` of a Python file already checked (``checked``: its facts kept), for
+    the findings ``wanted`` (each with its fix): the language server's quick fix, which must
+    not check the buffer again."""
+    from seedlint.fixes.window import OutsideWindow
+
+    if checked.facts is None or checked.source is None:
+        return {}
+    try:
+        document = read_document(raw, display)
+    except DocumentError:
+        return {}
+    if isinstance(document, NotebookDocument):
+        return edits_for(raw, display, settings, window_lines=window_lines)
+    wanted = [item for item in wanted if item.finding.fix is not None]
+    try:
+        return _edits_in(document, None, checked, settings, wanted, _rows(wanted), window_lines)
+    except OutsideWindow:
+        return _edits_in(document, None, checked, settings, wanted, None)
 
 
 def _edits_in(
@@ -379,6 +413,7 @@ def _edits_in(
     settings: Settings,
     wanted: Sequence[Flagged],
     rows: Optional[Collection[int]],
+    window_lines: Optional[int] = None,
 ) -> dict[Identity, tuple[Edit, ...]]:
     from seedlint.fixes.edits import line_starts, local_edits
     from seedlint.fixes.spliced import TopLevel
@@ -386,7 +421,7 @@ def _edits_in(
     from seedlint.fixes.window import OutsideWindow
 
     try:
-        ctx = _context(document.text, checked, settings, rows)
+        ctx = _context(document.text, checked, settings, rows, window_lines)
     except Exception as error:  # libcst cannot parse it, or it is nested too deeply
         if rows is not None:  # perhaps the window's text only: try the whole module
             raise OutsideWindow("libcst cannot parse the window") from error
