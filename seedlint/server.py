@@ -272,6 +272,7 @@ class SeedlintServer(LanguageServer):
         # Whether the client resolves a code action's edit (``codeAction/resolve``): then code
         # actions carry no edits, which are computed only for the action the user picks.
         self.lazy_edits = False
+        self.warmed = False
         self.settings_stamps: dict[Path, tuple[tuple[str, int, int], ...]] = {}
 
     # -- settings ------------------------------------------------------------------------------
@@ -412,6 +413,15 @@ class SeedlintServer(LanguageServer):
         )
         for old in done:
             old.release()
+        self.warm()
+
+    def warm(self) -> None:
+        """Once the first diagnostics are out: libcst (the fixes) imported in the background,
+        so that the first quick fix costs its edits only (not an import of a second), and the
+        first diagnostics do not share the interpreter with that import."""
+        if not self.warmed:
+            self.warmed = True
+            threading.Thread(target=warm_fixes, name="seedlint-warm", daemon=True).start()
 
     # -- notebooks (LSP 3.17 notebook document sync) --------------------------------------------
     def lint_notebook(self, uri: str) -> None:
@@ -437,6 +447,7 @@ class SeedlintServer(LanguageServer):
             return
         for params in published:
             self.text_document_publish_diagnostics(params)
+        self.warm()
 
     def check_notebook(self, uri: str) -> list[tuple[types.NotebookCell, Linted]]:
         """One :class:`Linted` per cell of the notebook (its findings, rows in the cell), all
@@ -915,9 +926,6 @@ def build() -> SeedlintServer:
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: SeedlintServer, params: types.InitializedParams) -> None:
-        # libcst (the fixes) imported in the background: the first quick fix then costs
-        # its edits only, and no check waits for an import of a second.
-        threading.Thread(target=warm_fixes, name="seedlint-warm", daemon=True).start()
         capability = ls.client_capabilities.workspace
         watched = capability.did_change_watched_files if capability else None
         if watched is None or not watched.dynamic_registration:
