@@ -16,14 +16,13 @@ It runs three sessions:
   the debounce pause included).
 
 The client declares what VS Code declares for code actions (``resolveSupport`` for the
-``edit``, ``dataSupport``) and sends what an editor sends: after each change, the
-``textDocument/codeAction`` request of the cursor's line once its diagnostics came (no ``only``,
-the diagnostics there:
-what VS Code asks at every cursor move, for its light bulb), timed as "code actions"; the
-diagnostics' latency is measured with those requests in between. At the end it times a quick
-fix (the request for the finding's range, then ``codeAction/resolve`` of its preferred fix:
-the edit is worked out then) and fix-all (``only: ["source.fixAll"]``, then its resolve), and
-the first diagnostics of the file opened on a started server.
+``edit``, ``dataSupport``) and sends what an editor sends: once each change's diagnostics came,
+the ``textDocument/codeAction`` request of the cursor's line (no ``only``, the diagnostics
+there: what VS Code asks when the diagnostics at the cursor change, for its light bulb), timed
+as "code actions". At the end it times a quick fix (the request for the finding's range, then
+``codeAction/resolve`` of its preferred fix: the edit is worked out then) and fix-all
+(``only: ["source.fixAll"]``, then its resolve). "first diagnostics": the file opened on a
+server started half a second before.
 
 ``--file PATH`` runs on a real file (e.g. one of bench/corpus) instead of the generated one:
 each change edits a comment line appended to it.
