@@ -124,11 +124,11 @@ def _context(
     statements at those rows when the module is very large (:mod:`seedlint.fixes.window`;
     ``window_lines``: at least that many lines)."""
     from seedlint.fixes.context import FixContext
-    from seedlint.fixes.window import WINDOW_LINES, make_window
+    from seedlint.fixes.window import make_window
 
     assert checked.facts is not None and checked.source is not None
-    least = WINDOW_LINES if window_lines is None else window_lines
-    window = make_window(text, checked.facts.tree, rows, least) if rows is not None else None
+    tree = checked.facts.tree
+    window = make_window(text, tree, rows, window_lines) if rows is not None else None
     options = selection(settings).fix_options
     if window is None:
         return FixContext(text, checked.source, checked.facts, options)
@@ -154,7 +154,9 @@ def _round(
 
     try:
         rows = _rows(candidates)
-        return _round_in(text, display, checked, candidates, settings, rows, window_lines)
+        return _round_in(
+            text, display, checked, candidates, settings, rows, window_lines=window_lines
+        )
     except OutsideWindow:
         return _round_in(text, display, checked, candidates, settings, None)
 
@@ -373,7 +375,9 @@ def edits_for(
     ]
     try:
         rows = _rows(wanted)
-        return _edits_in(document, cells, checked, settings, wanted, rows, window_lines)
+        return _edits_in(
+            document, cells, checked, settings, wanted, rows, window_lines=window_lines
+        )
     except OutsideWindow:  # a fix needs more of a very large module than its window
         return _edits_in(document, cells, checked, settings, wanted, None)
 
