@@ -15,13 +15,22 @@ It runs three sessions:
   ``--gap`` seconds apart (typing: the time is from the last keystroke to its diagnostics,
   the debounce pause included).
 
-It also times the code-action request for a quick fix (its fix's title and libcst edits are
-worked out then) and the ``source.fixAll.seedlint`` request.
+The client declares what VS Code declares for code actions (``resolveSupport`` for the
+``edit``, ``dataSupport``) and sends what an editor sends: once each change's diagnostics came,
+the ``textDocument/codeAction`` request of the cursor's line (no ``only``, the diagnostics
+there: what VS Code asks when the diagnostics at the cursor change, for its light bulb), timed
+as "code actions". At the end it times a quick fix (the request for the finding's range, then
+``codeAction/resolve`` of its preferred fix: the edit is worked out then) and fix-all
+(``only: ["source.fixAll"]``, then its resolve). "first diagnostics": the file opened on a
+server started half a second before.
+
+``--file PATH`` runs on a real file (e.g. one of bench/corpus) instead of the generated one:
+each change edits a comment line appended to it.
 
 Usage::
 
     python bench/lsp_latency.py [--lines 2000] [--changes 40] [--warmup 5] [--pause 0.3]
-                                [--burst 5] [--gap 0.03] [--no-debounce-only]
+                                [--burst 5] [--gap 0.03] [--no-debounce-only] [--file PATH]
 
 ``SEEDLINT_BENCH_SEEDLINT`` overrides the server command (default: this Python, ``-m
 seedlint``), e.g. ``"seedlint"``.
@@ -225,14 +234,21 @@ def session(
             "processId": os.getpid(),
             "rootUri": folder,
             "workspaceFolders": [{"uri": folder, "name": "bench"}],
-            "capabilities": {},
+            "capabilities": CAPABILITIES,
             "initializationOptions": options,
         },
     )
     client.notify("initialized", {})
+    time.sleep(0.5)  # an editor opens a file a moment after the server started
     uri = path.as_uri()
     lines = text.splitlines(keepends=True)
-    target = next(i for i, line in enumerate(lines) if "# value" in line)
+    target = next((i for i, line in enumerate(lines) if "# value" in line), None)
+    if target is None:  # a real file: a comment line of its own is edited
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        lines.append("# value\n")
+        target = len(lines) - 1
+        text = "".join(lines)
     opened = client.notify(
         "textDocument/didOpen",
         {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
@@ -241,6 +257,8 @@ def session(
     first = stamp - opened
     timings: list[float] = []
     cpu: list[float] = []
+    automatic: list[float] = []  # the code actions of the cursor's line after each change
+    automatic_cpu: list[float] = []
     version = 1
     for index in range(args.warmup + args.changes):
         time.sleep(pause)
@@ -258,41 +276,81 @@ def session(
                 },
             )
         stamp, found = client.diagnostics(uri, version)
+        spent = cpu_seconds(client.process.pid) - before
+        # The editor asks for the code actions at the cursor (on the changed line) when the
+        # diagnostics there change, with those diagnostics: VS Code's light bulb.
+        cursor = {"line": target, "character": 0}
+        here = [
+            d
+            for d in found
+            if d["range"]["start"]["line"] <= target < d["range"]["end"]["line"] + 1
+        ]
+        before_action = cpu_seconds(client.process.pid)
+        elapsed, _ = client.request(
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": uri},
+                "range": {"start": cursor, "end": cursor},
+                "context": {"diagnostics": here, "triggerKind": 2},
+            },
+        )
         if index >= args.warmup:
             timings.append(stamp - sent)
-            cpu.append(cpu_seconds(client.process.pid) - before)
-    finding = next(d for d in found if d["code"] == "RNG001")
+            cpu.append(spent)
+            automatic.append(elapsed)
+            automatic_cpu.append(cpu_seconds(client.process.pid) - before_action)
+    finding = next((d for d in found if d["code"] == "RNG001"), found[0] if found else None)
     actions: list[float] = []
     fix_all: list[float] = []
-    for _ in range(3):
+    actions_cpu: list[float] = []
+    fix_all_cpu: list[float] = []
+    for _ in range(3 if finding is not None else 0):
+        before = cpu_seconds(client.process.pid)
         elapsed, result = client.request(
             "textDocument/codeAction",
             {
                 "textDocument": {"uri": uri},
                 "range": finding["range"],
-                "context": {"diagnostics": [finding], "only": ["quickfix"]},
+                "context": {"diagnostics": [finding], "triggerKind": 1},
             },
         )
-        assert result, "no quick fix offered"
-        actions.append(elapsed)
+        preferred = [a for a in result or [] if a.get("isPreferred")]
+        if preferred:  # the quick fix the user picks: its edit comes from resolve
+            picked = preferred[0]
+            if "edit" not in picked:
+                resolved, picked = client.request("codeAction/resolve", picked)
+                elapsed += resolved
+            assert picked.get("edit"), "no edit for the preferred quick fix"
+            actions.append(elapsed)
+            actions_cpu.append(cpu_seconds(client.process.pid) - before)
+        before = cpu_seconds(client.process.pid)
         elapsed, result = client.request(
             "textDocument/codeAction",
             {
                 "textDocument": {"uri": uri},
                 "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-                "context": {"diagnostics": [], "only": ["source.fixAll"]},
+                "context": {"diagnostics": [], "only": ["source.fixAll"], "triggerKind": 1},
             },
         )
-        assert result, "no fix-all offered"
-        fix_all.append(elapsed)
+        if result:
+            action = result[0]
+            if "edit" not in action:
+                resolved, action = client.request("codeAction/resolve", action)
+                elapsed += resolved
+            fix_all.append(elapsed)
+            fix_all_cpu.append(cpu_seconds(client.process.pid) - before)
     client.close()
     return {
         "findings": len(found),
         "open": first,
         "change": timings,
         "cpu": cpu,
+        "automatic": automatic,
+        "automatic_cpu": automatic_cpu,
         "quick_fix": actions,
+        "quick_fix_cpu": actions_cpu,
         "fix_all": fix_all,
+        "fix_all_cpu": fix_all_cpu,
     }
 
 
@@ -335,6 +393,29 @@ def ms(value: float) -> str:
     return f"{value * 1000:.1f} ms"
 
 
+def summary(values: list[float]) -> str:
+    if not values:
+        return "none"
+    return f"median {ms(statistics.median(values))}, p90 {ms(percentile(values, 0.9))}"
+
+
+# What VS Code declares for code actions (the parts the server reads).
+CAPABILITIES: dict[str, Any] = {
+    "textDocument": {
+        "codeAction": {
+            "dynamicRegistration": True,
+            "isPreferredSupport": True,
+            "dataSupport": True,
+            "resolveSupport": {"properties": ["edit"]},
+            "codeActionLiteralSupport": {
+                "codeActionKind": {"valueSet": ["", "quickfix", "source", "source.fixAll"]}
+            },
+        },
+        "publishDiagnostics": {"versionSupport": True},
+    }
+}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=2000)
@@ -354,15 +435,19 @@ def main() -> int:
     parser.add_argument(
         "--in-process", type=int, metavar="N", help="time N lint() calls in this process only"
     )
+    parser.add_argument("--file", type=Path, help="a real file instead of the generated one")
     args = parser.parse_args()
     override = os.environ.get("SEEDLINT_BENCH_SEEDLINT")
     base = shlex.split(override) if override else [sys.executable, "-m", "seedlint"]
     command = [*base, "server"]
     text = generate(args.lines, args.every)
+    if args.file is not None:
+        text = args.file.read_text(encoding="utf-8")
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "train_generated.py"
+        name = args.file.name if args.file is not None else "train_generated.py"
+        path = Path(folder) / name
         path.write_text(text, encoding="utf-8")
         if args.in_process:
             print(in_process(text, args.in_process, Path(folder)))
@@ -378,14 +463,14 @@ def main() -> int:
             change = result["change"]
             print(
                 f"{label}: {result['findings']} findings; didChange -> publishDiagnostics "
-                f"median {ms(statistics.median(change))}, p90 {ms(percentile(change, 0.9))}, "
-                f"max {ms(max(change))} over {len(change)} changes; server CPU per measured "
-                "change "
-                f"median {ms(statistics.median(result['cpu']))}, p90 "
-                f"{ms(percentile(result['cpu'], 0.9))} (first open "
-                f"{ms(result['open'])}); quick-fix code action median "
-                f"{ms(statistics.median(result['quick_fix']))}, fix-all median "
-                f"{ms(statistics.median(result['fix_all']))}"
+                f"{summary(change)}, max {ms(max(change))} over {len(change)} changes; server "
+                f"CPU per measured change {summary(result['cpu'])}; code actions at the "
+                f"cursor after each change {summary(result['automatic'])} (server CPU "
+                f"{summary(result['automatic_cpu'])}); first diagnostics "
+                f"{ms(result['open'])}; quick fix (request + resolve) "
+                f"{summary(result['quick_fix'])} (server CPU "
+                f"{summary(result['quick_fix_cpu'])}); fix-all (request + resolve) "
+                f"{summary(result['fix_all'])} (server CPU {summary(result['fix_all_cpu'])})"
             )
     return 0
 

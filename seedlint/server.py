@@ -31,9 +31,13 @@ that holds its cell's line, its cell first in the message, and only the fix-all 
 from __future__ import annotations
 
 import asyncio
+import bisect
+import importlib
 import io
+import json
 import logging
 import os
+import threading
 import time
 import tokenize
 from collections.abc import Iterable, Sequence
@@ -47,12 +51,25 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from seedlint import __version__
-from seedlint.config import CONFIG_FILES, ConfigError, Settings, SettingsResolver
-from seedlint.core import Edit, Finding
-from seedlint.documents import DecodeError, Source
+from seedlint.config import (
+    CONFIG_FILES,
+    FORMATTER_FILES,
+    ConfigError,
+    Settings,
+    SettingsResolver,
+)
+from seedlint.core import Edit, Finding, FixAvailability
+from seedlint.documents import DecodeError, DocumentError, NotebookDocument, Source, read_document
 from seedlint.documents.notebook import cell_lines_in_file, file_position
-from seedlint.engine.check import Checked, Flagged, check_bytes, collector_paused, with_fix
-from seedlint.engine.fix import Identity, edits_for, fix_bytes, identity
+from seedlint.engine.check import (
+    Checked,
+    Flagged,
+    check_bytes,
+    check_text,
+    collector_paused,
+    with_fix,
+)
+from seedlint.engine.fix import Identity, edits_for, edits_of, fix_bytes, identity
 from seedlint.engine.noqa import LINE_NOQA
 from seedlint.engine.selection import check_selectors, selection
 from seedlint.fixes.text import lines as split_lines
@@ -68,9 +85,23 @@ from seedlint.run.summaries import ProjectSetup
 
 SOURCE = "seedlint"
 FIX_ALL = "source.fixAll.seedlint"
+FIX_ALL_TITLE = "Fix all seedlint findings that have a fix"
 DEBOUNCE_S = 0.1
 KEPT_FACTS = 8  # buffers whose facts stay for their code actions (others: checked again)
 PYTHON_SUFFIXES = (".py", ".pyi")
+# Notebooks: their Python cells, synced as LSP 3.17 notebook documents (a client that syncs
+# notebooks sends their cells this way, never as text documents).
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[
+        types.NotebookDocumentFilterWithCells(
+            cells=[types.NotebookCellLanguage("python")], notebook="jupyter-notebook"
+        )
+    ],
+    save=True,
+)
+# The files whose change changes a buffer's settings (seedlint's, and the line length the
+# fixes read from ruff's or black's configuration).
+SETTINGS_FILES = tuple(dict.fromkeys((*CONFIG_FILES, *FORMATTER_FILES)))
 
 log = logging.getLogger(__name__)
 
@@ -93,14 +124,16 @@ class Linted:
     # The project's loader names that no loader word finds, checked with (see run.loader_names).
     loaders: frozenset[str] = field(default=frozenset(), repr=False)
     _flagged: dict[int, Flagged] = field(default_factory=dict, repr=False)  # by id(finding)
+    notebook: Optional[str] = None  # a notebook cell's: the notebook's uri
     _fixed: dict[int, Finding] = field(default_factory=dict, repr=False)
     _edits: dict[Identity, tuple[Edit, ...]] = field(default_factory=dict, repr=False)
+    _ids: dict[Identity, int] = field(default_factory=dict, repr=False)  # -> _flagged's key
     _cells: Optional[dict[int, tuple[bool, list[tuple[int, int]]]]] = field(
         default=None, repr=False
     )
 
     @property
-    def notebook(self) -> bool:
+    def ipynb_text(self) -> bool:
         """A notebook's JSON, open as text: its findings count rows in their cells."""
         return self.display.endswith(".ipynb")
 
@@ -115,10 +148,19 @@ class Linted:
         line, column = file_position(self._cells, cell, row, col)
         return line, column - 1
 
-    def keep(self, checked: Checked) -> None:
-        """Keep the check's facts and violations, for :meth:`fixed`."""
+    def keep(self, checked: Checked, flagged: Optional[dict[int, Flagged]] = None) -> None:
+        """Keep the check's facts and violations, for :meth:`fixed` (``flagged``: by the id of
+        each finding as the buffer has it, a notebook cell's)."""
         self.checked = checked
-        self._flagged = {id(flagged.finding): flagged for flagged in checked.flagged}
+        if flagged is None:
+            flagged = {id(item.finding): item for item in checked.flagged}
+        self._flagged = flagged
+        self._ids = {identity(item.finding): key for key, item in flagged.items()}
+
+    @property
+    def flagged(self) -> list[Flagged]:
+        """The check's violations, one per finding (none once the facts are released)."""
+        return list(self._flagged.values())
 
     @property
     def holds_facts(self) -> bool:
@@ -154,9 +196,26 @@ class Linted:
         """The fixes' edits of ``findings``, each computed once per version (with libcst, only
         for the findings a client asks about: a long file may have hundreds)."""
         wanted = {identity(f) for f in findings if f.fix is not None} - set(self._edits)
-        if wanted and self.settings is not None:
+        if wanted and self.settings is not None and self.notebook is None and self.holds_facts:
+            assert self.checked is not None
+            chosen = [
+                Flagged(flagged.rule, flagged.violation, finding)
+                for finding in findings
+                if identity(finding) in wanted
+                and (flagged := self._flagged.get(self._ids.get(identity(finding), -1))) is not None
+            ]
             with activated(self.index), project_loaders_set(self.loaders):
-                found = edits_for(self.raw, self.display, self.settings, only=wanted)
+                found = edits_of(
+                    self.raw, self.display, self.settings, self.checked, chosen, window_lines=0
+                )
+            for key in wanted:
+                self._edits[key] = found.get(key, ())
+        elif wanted and self.settings is not None:
+            with activated(self.index), project_loaders_set(self.loaders):
+                # A notebook cell's findings count rows in their cell, edits_for's ``only``
+                # the program's: a cell's fixes are computed for the whole notebook at once.
+                only = None if self.notebook is not None else wanted
+                found = edits_for(self.raw, self.display, self.settings, only=only, window_lines=0)
             for key in wanted:
                 self._edits[key] = found.get(key, ())
         return self._edits
@@ -217,7 +276,12 @@ class SeedlintServer(LanguageServer):
     def __init__(self) -> None:
         # Full sync: the client sends the whole buffer, so rows always count lines as Python
         # does (pygls' incremental sync splits at form feeds and other `str.splitlines` breaks).
-        super().__init__("seedlint", __version__, types.TextDocumentSyncKind.Full)
+        super().__init__(
+            "seedlint",
+            __version__,
+            types.TextDocumentSyncKind.Full,
+            notebook_document_sync=NOTEBOOK_SYNC,
+        )
         self.debounce = DEBOUNCE_S
         self.resolver = SettingsResolver({}, check=check_selectors)
         self.rooted: dict[tuple[int, str], Settings] = {}
@@ -227,6 +291,11 @@ class SeedlintServer(LanguageServer):
         self.last_change: dict[str, float] = {}
         self.shown_errors: set[str] = set()
         self.projects = Projects(self.resolver)
+        # Whether the client resolves a code action's edit (``codeAction/resolve``): then code
+        # actions carry no edits, which are computed only for the action the user picks.
+        self.lazy_edits = False
+        self.warmed = False
+        self.settings_stamps: dict[Path, tuple[tuple[str, int, int], ...]] = {}
 
     # -- settings ------------------------------------------------------------------------------
     def reload(self) -> None:
@@ -236,8 +305,29 @@ class SeedlintServer(LanguageServer):
         self.rooted.clear()
         self.detecting.clear()
         self.shown_errors.clear()
+        self.settings_stamps.clear()
         for uri in list(self.linted):
             self.lint(uri, again=True)
+
+    def settings_changed(self, path: Path) -> bool:
+        """Whether a settings file (``pyproject.toml``, ``seedlint.toml``, ``ruff.toml``...) in
+        the folders above ``path`` changed, appeared or went since the last check of a buffer
+        there: the server reads them again by itself, whether or not the client reports file
+        changes (Neovim 0.7 and eglot do not watch files). A few ``stat`` calls per check."""
+        folder = path.parent
+        stamps = []
+        for directory in (folder, *folder.parents):
+            for name in SETTINGS_FILES:
+                candidate = directory / name
+                try:
+                    stat = candidate.stat()
+                except OSError:
+                    continue
+                stamps.append((str(candidate), stat.st_mtime_ns, stat.st_size))
+        stamp = tuple(stamps)
+        previous = self.settings_stamps.get(folder)
+        self.settings_stamps[folder] = stamp
+        return previous is not None and previous != stamp
 
     def folder_of(self, path: Path) -> Optional[Path]:
         """The innermost workspace folder that holds ``path``."""
@@ -302,11 +392,20 @@ class SeedlintServer(LanguageServer):
         """Check the buffer now and publish its diagnostics; never raises. A buffer whose text
         is the one checked last is not checked again (``again``: it is, the settings changed)."""
         self.pending.pop(uri, None)
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri, cell_uri=uri)
+        if notebook is not None:  # the notebook itself, or one of its cells
+            self.lint_notebook(notebook.uri)
+            return
         done: list[Linted] = []  # checks whose facts are released once the diagnostics are out
         try:
             document = self.workspace.get_text_document(uri)
             if not checkable(document):
                 return
+            path = document_path(uri, self)
+            if path.is_absolute() and self.settings_changed(path):
+                self.reload()  # checks the open buffers again, this one among them
+                if uri in self.linted:
+                    return
             previous = self.linted.get(uri)
             if (
                 not again
@@ -336,6 +435,114 @@ class SeedlintServer(LanguageServer):
         )
         for old in done:
             old.release()
+        self.warm()
+
+    def warm(self) -> None:
+        """Once the first diagnostics are out: libcst (the fixes) imported in the background,
+        so that the first quick fix costs its edits only (not an import of a second), and the
+        first diagnostics do not share the interpreter with that import."""
+        if not self.warmed:
+            self.warmed = True
+            threading.Thread(target=warm_fixes, name="seedlint-warm", daemon=True).start()
+
+    # -- notebooks (LSP 3.17 notebook document sync) --------------------------------------------
+    def lint_notebook(self, uri: str) -> None:
+        """Check a notebook's code cells as one program (as ``seedlint check`` checks an
+        ``.ipynb``) and publish each cell's diagnostics on the cell; never raises."""
+        self.pending.pop(uri, None)
+        published: list[types.PublishDiagnosticsParams] = []
+        try:
+            for cell, linted in self.check_notebook(uri):
+                self.keep(cell.document, linted)
+                diagnostics = [self.diagnostic(linted, f) for f in linted.findings]
+                published.append(
+                    types.PublishDiagnosticsParams(cell.document, diagnostics, linted.version)
+                )
+        except Exception as error:  # a bug in seedlint: say so, and keep serving
+            log.exception("seedlint failed on %s", uri)
+            self.window_log_message(
+                types.LogMessageParams(
+                    types.MessageType.Error,
+                    f"seedlint: internal error on {uri}: {type(error).__name__}: {error}",
+                )
+            )
+            return
+        for params in published:
+            self.text_document_publish_diagnostics(params)
+        self.warm()
+
+    def check_notebook(self, uri: str) -> list[tuple[types.NotebookCell, Linted]]:
+        """One :class:`Linted` per cell of the notebook (its findings, rows in the cell), all
+        from one check of the notebook's program."""
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return []
+        cells: list[dict[str, Any]] = []
+        documents: list[TextDocument] = []
+        for cell in notebook.cells:
+            document = self.workspace.get_text_document(cell.document)
+            documents.append(document)
+            code = cell.kind == types.NotebookCellKind.Code and document.language_id == "python"
+            cells.append(
+                {
+                    "cell_type": "code" if code else "markdown",
+                    "metadata": {},
+                    "source": document.source,
+                    **({"outputs": [], "execution_count": None} if code else {}),
+                }
+            )
+        data = {
+            "cells": cells,
+            "metadata": {"language_info": {"name": "python"}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+        raw = json.dumps(data).encode("utf-8")
+        path = document_path(uri, self)
+        display = str(path)
+        per_cell: list[tuple[types.NotebookCell, Linted]] = []
+        for cell, document in zip(notebook.cells, documents):
+            text = document.source
+            lines = [line.rstrip("\r\n") for line in split_lines(text)]
+            linted = Linted(cell.document, document.version, text, raw, display, None, [], lines)
+            linted.notebook = uri
+            per_cell.append((cell, linted))
+        try:
+            settings = self.settings_for(path)
+        except ConfigError as error:
+            if per_cell:
+                message = f"invalid seedlint configuration: {error}"
+                per_cell[0][1].findings = [InvalidFile.finding(display, message)]
+            return per_cell
+        if settings.force_exclude and is_excluded(path, settings):
+            return per_cell
+        try:
+            program = read_document(raw, display)
+        except DocumentError:
+            return per_cell
+        if not isinstance(program, NotebookDocument) or not program.checkable:
+            return per_cell
+        with collector_paused():
+            checked = check_text(program.text, display, self.detection(settings), program.source)
+        by_id = {id(item.finding): item for item in checked.flagged}
+        found: dict[int, list[tuple[Finding, Optional[Flagged]]]] = {}
+        for finding in checked.findings:
+            located = program.locate(finding)
+            found.setdefault(located.cell or 1, []).append((located, by_id.get(id(finding))))
+        for index, (_, linted) in enumerate(per_cell, 1):
+            here = found.get(index, [])
+            linted.settings = settings
+            linted.findings = [located for located, _ in here]
+            linted.keep(checked, {id(f): item for f, item in here if item is not None})
+        return per_cell
+
+    def notebook_closed(self, notebook: types.NotebookDocumentIdentifier) -> None:
+        for uri, linted in list(self.linted.items()):
+            if linted.notebook == notebook.uri:
+                self.cancel(uri)
+                self.linted.pop(uri, None)
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+        self.cancel(notebook.uri)
 
     def keep(self, uri: str, linted: Linted) -> list[Linted]:
         """Make ``linted`` the buffer's check; returns the checks of the least recently checked
@@ -457,6 +664,12 @@ class SeedlintServer(LanguageServer):
         return linted
 
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """The actions for the findings in the range. What each fix is (its title) comes from
+        the kept facts; its edits are left to :meth:`resolve` when the client resolves them
+        (:attr:`lazy_edits`), else computed for these findings only. Fix-all is offered
+        without its edits to such a client, and computed for the others only when they ask
+        for it by kind (``source.fixAll``), never for the requests an editor sends at every
+        cursor move."""
         linted = self.current(params.text_document.uri)
         if linted is None:
             return []
@@ -464,16 +677,52 @@ class SeedlintServer(LanguageServer):
         first, last = params.range.start.line + 1, params.range.end.line + 1
         here = [linted.fixed(f) for f in linted.findings if f.row <= last and f.end_row >= first]
         actions: list[types.CodeAction] = []
-        if linted.notebook:  # rows count in cells, not in the JSON: only the whole-file fix
+        if linted.ipynb_text:  # rows count in cells, not in the JSON: only the whole-file fix
             here = []
         if wanted(types.CodeActionKind.QuickFix, only):
             actions.extend(self.quick_fixes(linted, here))
             actions.extend(self.noqa_actions(linted, here))
-        if wanted(FIX_ALL, only):
-            fix_all = self.fix_all(linted)
-            if fix_all is not None:
-                actions.append(fix_all)
+        if wanted(FIX_ALL, only) and linted.notebook is None and may_fix(linted):
+            if self.lazy_edits:
+                actions.append(self.fix_all_action(linted, None))
+            elif only:  # asked for by kind: what --fix does, now
+                fix_all = self.fix_all(linted)
+                if fix_all is not None:
+                    actions.append(fix_all)
         return actions
+
+    def resolve(self, action: types.CodeAction) -> types.CodeAction:
+        """The edit of a code action offered without one (:meth:`code_actions`), for the
+        buffer's version it was offered for; a stale one (the buffer changed since) is
+        returned as it came, without an edit."""
+        data = action.data
+        if action.edit is not None or not isinstance(data, dict):
+            return action
+        uri = data.get("uri")
+        linted = self.current(uri) if isinstance(uri, str) else None
+        if linted is None or linted.version != data.get("version"):
+            return action
+        with collector_paused():  # libcst's many objects: no collection scans them as made
+            return self._resolved(action, linted, data)
+
+    def _resolved(
+        self, action: types.CodeAction, linted: Linted, data: dict[str, Any]
+    ) -> types.CodeAction:
+        if data.get("fixAll"):
+            fixed = self.fix_all(linted)
+            action.edit = fixed.edit if fixed is not None else types.WorkspaceEdit(changes={})
+            return action
+        key = data.get("fix")
+        if not isinstance(key, list):
+            return action
+        wanted_key = tuple(key)
+        for finding in linted.findings:
+            if identity(finding) == wanted_key:
+                edits = linted.edits([linted.fixed(finding)]).get(identity(finding))
+                if edits:
+                    action.edit = self.workspace_edit(linted, edits)
+                break
+        return action
 
     def workspace_edit(self, linted: Linted, edits: Iterable[Edit]) -> types.WorkspaceEdit:
         text_edits = [
@@ -483,13 +732,15 @@ class SeedlintServer(LanguageServer):
         return types.WorkspaceEdit(changes={linted.uri: text_edits})
 
     def quick_fixes(self, linted: Linted, findings: list[Finding]) -> list[types.CodeAction]:
+        """One quick fix per finding that has a fix: the preferred action of its diagnostic
+        when the fix is safe (an unsafe one is offered, titled so, and never preferred)."""
         actions = []
-        known = linted.edits(findings)
+        known = {} if self.lazy_edits else linted.edits(findings)
         for finding in findings:
             if finding.fix is None:
                 continue
             edits = known.get(identity(finding))
-            if not edits:
+            if not self.lazy_edits and not edits:
                 continue
             label = "" if finding.fix.safe else " (unsafe fix: check the result)"
             actions.append(
@@ -498,7 +749,12 @@ class SeedlintServer(LanguageServer):
                     kind=types.CodeActionKind.QuickFix,
                     diagnostics=[self.diagnostic(linted, finding)],
                     is_preferred=finding.fix.safe,
-                    edit=self.workspace_edit(linted, edits),
+                    edit=self.workspace_edit(linted, edits) if edits else None,
+                    data={
+                        "uri": linted.uri,
+                        "version": linted.version,
+                        "fix": list(identity(finding)),
+                    },
                 )
             )
         return actions
@@ -507,7 +763,7 @@ class SeedlintServer(LanguageServer):
         actions = []
         done: set[tuple[str, int]] = set()
         for finding in findings:
-            row = noqa_row(linted.text, linted.lines, finding)
+            row = noqa_row(linted.text, linted.lines, finding, statement_rows(linted, finding))
             if row is None or (finding.code, row) in done:
                 continue
             done.add((finding.code, row))
@@ -522,17 +778,30 @@ class SeedlintServer(LanguageServer):
             )
         return actions
 
+    def fix_all_action(
+        self, linted: Linted, edit: Optional[types.WorkspaceEdit]
+    ) -> types.CodeAction:
+        return types.CodeAction(
+            title=FIX_ALL_TITLE,
+            kind=FIX_ALL,
+            edit=edit,
+            data={"uri": linted.uri, "version": linted.version, "fixAll": True},
+        )
+
     def fix_all(self, linted: Linted) -> Optional[types.CodeAction]:
         """What ``--fix`` would do to the buffer (with ``--unsafe-fixes`` when the settings say
-        ``unsafe-fixes = true``), as the smallest edits."""
+        ``unsafe-fixes = true``), as the smallest edits. libcst parses only the statements the
+        fixes change (a window, whatever the buffer's size), the imports and the first one."""
         settings = linted.settings
         if settings is None:
             return None
         # (a notebook's findings are in its cells' rows: its fixes are known by fixing it)
-        if not linted.notebook and not any(linted.fixed(f).fixable for f in linted.findings):
+        if not linted.ipynb_text and not any(linted.fixed(f).fixable for f in linted.findings):
             return None
         with activated(linted.index), project_loaders_set(linted.loaders):
-            fixed = fix_bytes(linted.raw, linted.display, settings, unsafe=settings.unsafe_fixes)
+            fixed = fix_bytes(
+                linted.raw, linted.display, settings, settings.unsafe_fixes, window_lines=0
+            )
         for error in fixed.errors:
             self.window_log_message(types.LogMessageParams(types.MessageType.Warning, error))
         if fixed.new_raw == linted.raw:
@@ -543,11 +812,7 @@ class SeedlintServer(LanguageServer):
             return None
         if old != linted.text:  # a byte-order mark in the buffer: its columns would be off
             return None
-        return types.CodeAction(
-            title="Fix all seedlint findings that have a fix",
-            kind=FIX_ALL,
-            edit=self.workspace_edit(linted, minimal_edits(old, new)),
-        )
+        return self.fix_all_action(linted, self.workspace_edit(linted, minimal_edits(old, new)))
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -587,6 +852,36 @@ def encode(text: str) -> bytes:
         return raw
 
 
+def may_fix(linted: Linted) -> bool:
+    """Whether a finding of the buffer may have a fix that fix-all applies (its rule has fixes
+    and is fixable): cheap, so that fix-all can be offered before anything is computed."""
+    settings = linted.settings
+    if settings is None:
+        return False
+    fixable = selection(settings).fixable
+    return any(
+        flagged.rule.code in fixable and flagged.rule.fix_availability is not FixAvailability.NONE
+        for flagged in linted.flagged
+    )
+
+
+def warm_fixes() -> None:
+    try:
+        for name in ("seedlint.fixes.context", "seedlint.fixes.transform", "seedlint.fixes.edits"):
+            importlib.import_module(name)  # libcst, and the fix toolkit
+    except Exception:  # nothing depends on it: the fix imports them itself
+        log.exception("seedlint: importing the fixes in the background failed")
+
+
+def resolves_edits(capabilities: types.ClientCapabilities) -> bool:
+    """Whether the client resolves a code action's ``edit`` and sends its ``data`` back."""
+    text = capabilities.text_document
+    action = text.code_action if text is not None else None
+    if action is None or not action.data_support or action.resolve_support is None:
+        return False
+    return "edit" in action.resolve_support.properties
+
+
 def wanted(kind: str, only: Optional[Sequence[str]]) -> bool:
     """Whether a client that asked for the kinds ``only`` wants actions of ``kind``."""
     if not only:
@@ -611,12 +906,35 @@ def _string_rows(text: str) -> set[int]:
     return rows
 
 
-def noqa_row(text: str, lines: list[str], finding: Finding) -> Optional[int]:
-    """The row whose ``# noqa`` silences ``finding`` and can take one, if any."""
+def statement_rows(linted: Linted, finding: Finding) -> Optional[set[int]]:
+    """:func:`_string_rows` of the top-level statement that holds ``finding`` (a top-level
+    statement starts the tokenizer afresh): a code action tokenizes that statement, not the
+    whole buffer. None when the tree is gone (the caller tokenizes the buffer)."""
+    facts = linted.checked.facts if linted.checked is not None else None
+    if facts is None or linted.notebook is not None:
+        return None
+    body = facts.tree.body
+    starts = [min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]) for s in body]
+    index = bisect.bisect_right(starts, finding.row) - 1
+    if index < 0:
+        return None
+    first, last = starts[index], body[index].end_lineno or finding.end_row
+    if last < finding.end_row:
+        return None
+    segment = "".join(split_lines(linted.text)[first - 1 : last])
+    return {row + first - 1 for row in _string_rows(segment)}
+
+
+def noqa_row(
+    text: str, lines: list[str], finding: Finding, blocked: Optional[set[int]] = None
+) -> Optional[int]:
+    """The row whose ``# noqa`` silences ``finding`` and can take one, if any (``blocked``:
+    the text's :func:`_string_rows`, when known)."""
     candidates = [r for r in (finding.noqa_rows or (finding.row,)) if 1 <= r <= len(lines)]
     if not candidates:
         return None
-    blocked = _string_rows(text)
+    if blocked is None:
+        blocked = _string_rows(text)
     for row in candidates:
         if row not in blocked and not lines[row - 1].endswith("\\"):
             return row
@@ -642,6 +960,7 @@ def build() -> SeedlintServer:
         options = params.initialization_options
         if isinstance(options, dict) and isinstance(options.get("debounce"), (int, float)):
             ls.debounce = max(float(options["debounce"]), 0.0) / 1000
+        ls.lazy_edits = resolves_edits(params.capabilities)
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: SeedlintServer, params: types.InitializedParams) -> None:
@@ -651,7 +970,7 @@ def build() -> SeedlintServer:
             return
         # Configuration files (settings), and Python files: a helper or a caller changed,
         # created or deleted outside the editor changes the project index's answers.
-        names = [*CONFIG_FILES, "*.py"]
+        names = [*SETTINGS_FILES, "*.py"]
         watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in names]
         registration = types.Registration(
             id="seedlint-config-files",
@@ -671,7 +990,7 @@ def build() -> SeedlintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: SeedlintServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if uri.rsplit("/", 1)[-1] in CONFIG_FILES:
+        if uri.rsplit("/", 1)[-1] in SETTINGS_FILES:
             ls.reload()
             return
         ls.projects.files_changed()  # the other buffers' projects may hold this file
@@ -689,16 +1008,35 @@ def build() -> SeedlintServer:
             linted.release()
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_open(ls: SeedlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.lint_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_change(ls: SeedlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        ls.schedule(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_save(ls: SeedlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        ls.cancel(params.notebook_document.uri)
+        ls.lint_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_close(ls: SeedlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        ls.notebook_closed(params.notebook_document)
+
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched_files(ls: SeedlintServer, params: types.DidChangeWatchedFilesParams) -> None:
-        if any(change.uri.rsplit("/", 1)[-1] in CONFIG_FILES for change in params.changes):
+        if any(change.uri.rsplit("/", 1)[-1] in SETTINGS_FILES for change in params.changes):
             ls.reload()
         elif any(change.uri.endswith(PYTHON_SUFFIXES) for change in params.changes):
             ls.projects.files_changed()
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL], resolve_provider=True
+        ),
     )
     def code_action(ls: SeedlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         try:
@@ -712,6 +1050,21 @@ def build() -> SeedlintServer:
                 )
             )
             return []
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    def code_action_resolve(ls: SeedlintServer, params: types.CodeAction) -> types.CodeAction:
+        try:
+            return ls.resolve(params)
+        except Exception as error:  # a bug in seedlint: the action as it came
+            log.exception("seedlint code action resolve failed")
+            ls.window_log_message(
+                types.LogMessageParams(
+                    types.MessageType.Error,
+                    f"seedlint: internal error resolving a code action: "
+                    f"{type(error).__name__}: {error}",
+                )
+            )
+            return params
 
     return server
 

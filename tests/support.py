@@ -46,6 +46,49 @@ def run_seedlint(
     )
 
 
+def editor(binary: str, install: str) -> str:
+    """The path of a real editor's ``binary`` for a test that drives it: skipped where the
+    editor is not installed, except in CI (``CI`` set), where ``.ci/editors`` installs it and a
+    missing editor fails the test instead of hiding it."""
+    import shutil
+
+    import pytest
+
+    path = shutil.which(binary)
+    if path is None:
+        message = f"{binary} is not installed ({install})"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}: CI must run this test", pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+def run_editor(command: list[str], env: dict[str, str], cwd: Path) -> str:
+    """Run a headless editor (its script quits it); its output. A script that stops (a Lua
+    or Lisp error waits for a key) fails the test with what the editor said, not a bare
+    timeout."""
+    import pytest
+
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, timeout=90)
+    except subprocess.TimeoutExpired as error:
+        said = [part for part in (error.stdout, error.stderr) if part]
+        text = "".join(p.decode(errors="replace") if isinstance(p, bytes) else p for p in said)
+        pytest.fail(f"{command[0]} did not finish in 90 s; it said:\n{text}", pytrace=False)
+    return proc.stdout + proc.stderr
+
+
+def fixed_by_cli(text: str, path: Path) -> str:
+    """What ``seedlint check --fix`` (safe fixes) writes for ``text`` at ``path``: what a
+    preferred quick fix of a one-finding buffer must give, in the fixes' own layout."""
+    from seedlint.config import Settings
+    from seedlint.engine.fix import fix_bytes
+
+    fixed = fix_bytes(text.encode(), str(path), Settings(root=path.parent), unsafe=False)
+    assert not fixed.errors, fixed.errors
+    return fixed.new_raw.decode()
+
+
 # Small programs several integration tests check.
 UNSEEDED_SCRIPT = (
     "import torch\n"

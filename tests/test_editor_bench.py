@@ -38,7 +38,8 @@ def test_the_three_sessions_report() -> None:
     for label in ("debounce off", "after a pause", "burst of 5"):
         (line,) = [x for x in out.splitlines() if x.startswith(f"{label}:")]
         assert "findings; didChange -> publishDiagnostics median" in line
-        assert "over 2 changes" in line and "fix-all median" in line
+        assert "over 2 changes" in line and "fix-all (request + resolve) median" in line
+        assert "code actions at the cursor after each change median" in line
 
 
 def test_in_process() -> None:

@@ -25,7 +25,7 @@ from seedlint.config import Settings
 from seedlint.core import Finding
 from seedlint.engine.check import check_bytes
 from seedlint.rules import BY_CODE
-from seedlint.server import SeedlintServer, build
+from seedlint.server import FIX_ALL, SeedlintServer, build
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "lsp_latency.py"
 
@@ -262,3 +262,112 @@ def test_changes_that_came_during_a_slow_check_wait_for_the_pause(
         harness.server.cancel(uri)
 
     asyncio.run(scenario())
+
+
+# -- code actions: what a request computes ------------------------------------------------------
+@pytest.fixture
+def fixers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each libcst fix the server computes: ``edits`` (quick fixes), ``fix-all``."""
+    calls: list[str] = []
+    edits_for, edits_of = server_module.edits_for, server_module.edits_of
+    fix_bytes = server_module.fix_bytes
+
+    def counted_edits(*args: Any, **kwargs: Any) -> Any:
+        calls.append("edits")
+        return edits_for(*args, **kwargs)
+
+    def counted_edits_of(*args: Any, **kwargs: Any) -> Any:
+        calls.append("edits")
+        return edits_of(*args, **kwargs)
+
+    def counted_fix_all(*args: Any, **kwargs: Any) -> Any:
+        calls.append("fix-all")
+        return fix_bytes(*args, **kwargs)
+
+    monkeypatch.setattr(server_module, "edits_for", counted_edits)
+    monkeypatch.setattr(server_module, "edits_of", counted_edits_of)
+    monkeypatch.setattr(server_module, "fix_bytes", counted_fix_all)
+    return calls
+
+
+def _first_rng001(harness: Harness) -> int:
+    diagnostics = harness.published[-1].diagnostics
+    return next(d for d in diagnostics if d.code == "RNG001").range.start.line
+
+
+def test_a_resolving_client_gets_actions_without_edits(tmp_path: Path, fixers: list[str]) -> None:
+    """What VS Code sends at every cursor move (no ``only``): titles from the kept facts, no
+    libcst; the edit of the action picked comes from ``codeAction/resolve``, the same edit a
+    client that does not resolve gets at once."""
+    harness = Harness(tmp_path)
+    harness.server.lazy_edits = True
+    uri = harness.open("train.py", TEXT)
+    line = _first_rng001(harness)
+    lazy = harness.actions(uri, line, [])
+    assert fixers == []
+    fixes = [a for a in lazy if a.kind == types.CodeActionKind.QuickFix and a.data]
+    assert fixes and all(a.edit is None for a in fixes)
+    assert [a.kind for a in lazy if a.kind == FIX_ALL] == [FIX_ALL]
+    resolved = harness.server.resolve(fixes[0])
+    assert fixers == ["edits"] and resolved.edit is not None
+    harness.server.lazy_edits = False
+    eager = harness.actions(uri, line, [types.CodeActionKind.QuickFix])
+    assert next(a for a in eager if a.title == fixes[0].title).edit == resolved.edit
+    fix_all = next(a for a in lazy if a.kind == FIX_ALL)
+    assert harness.server.resolve(fix_all).edit is not None
+    assert fixers.count("fix-all") == 1
+
+
+def test_a_client_that_does_not_resolve_gets_fix_all_only_when_it_asks(
+    tmp_path: Path, fixers: list[str]
+) -> None:
+    harness = Harness(tmp_path)
+    uri = harness.open("train.py", TEXT)
+    line = _first_rng001(harness)
+    assert not any(a.kind == FIX_ALL for a in harness.actions(uri, line, []))
+    assert "fix-all" not in fixers
+    (fix_all,) = harness.actions(uri, line, ["source.fixAll"])
+    assert fix_all.edit is not None and fixers.count("fix-all") == 1
+
+
+def test_one_preferred_action_per_diagnostic(tmp_path: Path) -> None:
+    harness = Harness(tmp_path)
+    uri = harness.open("train.py", TEXT)
+    line = _first_rng001(harness)
+    actions = harness.actions(uri, line, [types.CodeActionKind.QuickFix])
+    here = {
+        (d.code, d.range.start.line, d.range.start.character)
+        for d in harness.published[-1].diagnostics
+        if d.range.start.line <= line <= d.range.end.line
+    }
+    preferred: dict[tuple[Any, int, int], int] = {}
+    for action in actions:
+        assert action.diagnostics is not None and len(action.diagnostics) == 1
+        d = action.diagnostics[0]
+        key = (d.code, d.range.start.line, d.range.start.character)
+        preferred[key] = preferred.get(key, 0) + bool(action.is_preferred)
+    assert set(preferred) == here and all(count == 1 for count in preferred.values())
+
+
+def test_a_stale_action_resolves_to_no_edit(tmp_path: Path) -> None:
+    harness = Harness(tmp_path)
+    harness.server.lazy_edits = True
+    uri = harness.open("train.py", TEXT)
+    line = _first_rng001(harness)
+    fix = next(a for a in harness.actions(uri, line, []) if a.data and a.title.endswith(")"))
+    harness.change(uri, TEXT.replace("# value 0", "# value 00"), 2)
+    assert harness.server.resolve(fix).edit is None
+
+
+def test_a_changed_pyproject_is_read_again_without_the_client(tmp_path: Path) -> None:
+    """Neovim 0.7 and eglot report no file changes: the next check sees the new settings."""
+    config = tmp_path / "pyproject.toml"
+    config.write_text("[tool.seedlint]\n")
+    harness = Harness(tmp_path)
+    uri = harness.open("train.py", TEXT)
+    assert any(d.code == "RNG001" for d in harness.published[-1].diagnostics)
+    config.write_text('[tool.seedlint]\nignore = ["RNG001"]\n')
+    harness.change(uri, TEXT + "\n", 2)
+    assert harness.published[-1].version == 2
+    assert harness.published[-1].diagnostics
+    assert not any(d.code == "RNG001" for d in harness.published[-1].diagnostics)

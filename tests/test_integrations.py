@@ -74,6 +74,9 @@ def test_no_snippet_is_left_untested() -> None:
             # the language server's (tests/test_server_docs.py)
             "python3 -m pip install 'seedlint[server] @ git+https://github.com/seedlint/seedlint'"
             "     # pygls and lsprotocol",
+            # the VS Code extension's build (tests/test_editor_vscode.py)
+            "cd editors/vscode && npm install && npm run compile && npm run package"
+            "   # seedlint.vsix",
             "-- init.lua",
             "-- init.lua (Neovim 0.11+)",
             "# languages.toml",

@@ -20,6 +20,7 @@ from seedlint.config import Settings
 from seedlint.engine.check import check_bytes
 from seedlint.report import rule_url
 from seedlint.rules import RULES
+from seedlint.server import FIX_ALL
 from tests.support import UNSEEDED_SCRIPT, run_seedlint
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,7 +117,17 @@ async def actions(
         )
     )
     assert result is not None
-    return [a for a in result if isinstance(a, types.CodeAction)]
+    found = [a for a in result if isinstance(a, types.CodeAction)]
+    # The client (VS Code's capabilities) resolves edits: every fix comes without its edit,
+    # which `codeAction/resolve` gives, as an editor asks for the action the user picks.
+    assert all(a.edit is None for a in found if not (a.title or "").startswith("Disable"))
+    return [await resolved(client, a) for a in found]
+
+
+async def resolved(client: LanguageClient, action: types.CodeAction) -> types.CodeAction:
+    if action.edit is not None:
+        return action
+    return await client.code_action_resolve_async(action)
 
 
 def offset(text: str, position: types.Position) -> int:
@@ -369,7 +380,8 @@ async def test_the_server_watches_the_configuration_files(client: LanguageClient
     (registration,) = registrations
     assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
     patterns = [w["globPattern"] for w in registration.register_options["watchers"]]
-    assert sorted(patterns) == sorted(f"**/{name}" for name in (*CONFIG_FILES, "*.py"))
+    names = (*CONFIG_FILES, "ruff.toml", ".ruff.toml", "*.py")
+    assert sorted(patterns) == sorted(f"**/{name}" for name in set(names))
 
 
 # -- the project index: what other modules of the project decide ------------------------------
@@ -479,3 +491,53 @@ def test_the_noqa_goes_where_a_comment_can_go(tmp_path: Path):
     continued = text.replace('make("""\ntext\n"""))', "make(\\\n  1))")
     (finding,) = engine_findings(continued, path)
     assert noqa_row(continued, continued.splitlines(), finding) == finding.end_row
+
+
+# -- notebooks: LSP 3.17 notebook document sync ----------------------------------------------
+async def test_a_notebooks_cells_are_checked_as_one_program(client: LanguageClient, tmp_path: Path):
+    """Cell 1 imports, cell 3 (after a markdown cell) makes the loader: the finding is on cell
+    3's line, as `seedlint check` reports it; its quick fix edits that cell."""
+    path = tmp_path / "explore.ipynb"
+    nb_uri = path.as_uri()
+    sources = [
+        "import torch\nfrom torch.utils.data import DataLoader\n",
+        "# Loading\n",
+        "data = range(8)\nloader = DataLoader(data, batch_size=2, shuffle=True)\n",
+    ]
+    code, markup = types.NotebookCellKind.Code, types.NotebookCellKind.Markup
+    kinds = [code, markup, code]
+    cells = [f"vscode-notebook-cell:{path}#cell{i}" for i in range(3)]
+    for uri in cells:
+        client.diagnostics.pop(uri, None)
+    client.notebook_document_did_open(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=nb_uri,
+                notebook_type="jupyter-notebook",
+                version=1,
+                cells=[types.NotebookCell(kind, uri) for kind, uri in zip(kinds, cells)],
+            ),
+            cell_text_documents=[
+                types.TextDocumentItem(uri, "python" if i != 1 else "markdown", 1, text)
+                for i, (uri, text) in enumerate(zip(cells, sources))
+            ],
+        )
+    )
+    found = await published(client, cells[2])
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in found] == [
+        ("RNG001", 1, 9)
+    ]
+    assert await published(client, cells[0]) == []
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(cells[2]),
+            range=found[0].range,
+            context=types.CodeActionContext(diagnostics=found),
+        )
+    )
+    assert result is not None
+    (fix,) = [a for a in result if isinstance(a, types.CodeAction) and a.is_preferred]
+    assert not any(isinstance(a, types.CodeAction) and a.kind == FIX_ALL for a in result)
+    fixed = apply(sources[2], await resolved(client, fix), cells[2])
+    assert fixed.startswith("data = range(8)\nloader = DataLoader(\n")
+    assert "    generator=torch.Generator().manual_seed(0),\n" in fixed

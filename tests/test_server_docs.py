@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support import UNSEEDED_SCRIPT
+from tests.support import UNSEEDED_SCRIPT, editor
 from tests.test_integrations import snippet
 
 if sys.version_info >= (3, 11):
@@ -79,8 +78,8 @@ def test_neovim_011_config_command() -> None:
     assert 'vim.lsp.enable("seedlint")' in text
 
 
-@pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed")
 def test_neovim_snippet_in_a_headless_neovim(tmp_path: Path) -> None:
+    nvim = editor("nvim", "apt-get install -y neovim")
     text = snippet("lua", "-- init.lua")
     assert "0.11" not in text.splitlines()[0]
     (tmp_path / "train.py").write_text(UNSEEDED_SCRIPT)
@@ -103,7 +102,7 @@ def test_neovim_snippet_in_a_headless_neovim(tmp_path: Path) -> None:
     env = {**ENV, "PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])}
     env["HOME"] = str(tmp_path)
     proc = subprocess.run(
-        ["nvim", "--headless", "-u", str(tmp_path / "init.lua"), "--cmd", "filetype on"],
+        [nvim, "--headless", "-u", str(tmp_path / "init.lua"), "--cmd", "filetype on"],
         capture_output=True,
         text=True,
         env=env,

@@ -72,8 +72,11 @@ def fix_text(
     settings: Settings,
     unsafe: bool,
     first: Optional[Checked] = None,
+    window_lines: Optional[int] = None,
 ) -> TextFixed:
-    """Fix decoded Python text in memory; ``first``: the text's check, when already done."""
+    """Fix decoded Python text in memory; ``first``: the text's check, when already done;
+    ``window_lines``: fix a module of at least that many lines through a window of the
+    statements the fixes change (default :data:`~seedlint.fixes.window.WINDOW_LINES`)."""
     checked = first if first is not None else check_text(text, display, settings)
     original = checked.findings
     current = text
@@ -84,7 +87,9 @@ def fix_text(
         candidates = [item for item in checked.flagged if applies(item.finding, unsafe)]
         if not candidates:
             break
-        new_text, applied, error = _round(current, display, checked, candidates, settings)
+        new_text, applied, error = _round(
+            current, display, checked, candidates, settings, window_lines
+        )
         if error is not None:
             return TextFixed(text, [], original, error)
         if new_text == current:
@@ -112,15 +117,21 @@ def _back(finding: Finding, maps: list[LineMap]) -> Finding:
 
 
 def _context(
-    text: str, checked: Checked, settings: Settings, rows: Optional[Collection[int]] = None
+    text: str,
+    checked: Checked,
+    settings: Settings,
+    rows: Optional[Collection[int]] = None,
+    window_lines: Optional[int] = None,
 ) -> FixContext:
     """The fix context of ``text``; with ``rows``, through a window that keeps the top-level
-    statements at those rows when the module is very large (:mod:`seedlint.fixes.window`)."""
+    statements at those rows when the module is very large (:mod:`seedlint.fixes.window`;
+    ``window_lines``: at least that many lines)."""
     from seedlint.fixes.context import FixContext
     from seedlint.fixes.window import make_window
 
     assert checked.facts is not None and checked.source is not None
-    window = make_window(text, checked.facts.tree, rows) if rows is not None else None
+    tree = checked.facts.tree
+    window = make_window(text, tree, rows, window_lines) if rows is not None else None
     options = selection(settings).fix_options
     if window is None:
         return FixContext(text, checked.source, checked.facts, options)
@@ -138,13 +149,17 @@ def _round(
     checked: Checked,
     candidates: Sequence[Flagged],
     settings: Settings,
+    window_lines: Optional[int] = None,
 ) -> tuple[str, list[Finding], Optional[str]]:
     """One round over ``text``: (new text, the findings fixed, an error). A very large module
     is fixed through a window first, and whole when the window cannot serve."""
     from seedlint.fixes.window import OutsideWindow
 
     try:
-        return _round_in(text, display, checked, candidates, settings, _rows(candidates))
+        rows = _rows(candidates)
+        return _round_in(
+            text, display, checked, candidates, settings, rows, window_lines=window_lines
+        )
     except OutsideWindow:
         return _round_in(text, display, checked, candidates, settings, None)
 
@@ -156,6 +171,7 @@ def _round_in(
     candidates: Sequence[Flagged],
     settings: Settings,
     rows: Optional[Collection[int]],
+    window_lines: Optional[int] = None,
 ) -> tuple[str, list[Finding], Optional[str]]:
     import libcst as cst
 
@@ -163,7 +179,7 @@ def _round_in(
     from seedlint.fixes.window import OutsideWindow
 
     try:
-        ctx = _context(text, checked, settings, rows)
+        ctx = _context(text, checked, settings, rows, window_lines)
     except cst.ParserSyntaxError as error:
         if rows is not None:  # perhaps the window's text only: try the whole module
             raise OutsideWindow("libcst cannot parse the window") from error
@@ -251,11 +267,19 @@ def _valid(text: str, display: str, strict: bool) -> bool:
 
 
 # -- one file's bytes ------------------------------------------------------------------------
-def fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fixed:
+def fix_bytes(
+    raw: bytes,
+    display: str,
+    settings: Settings,
+    unsafe: bool,
+    window_lines: Optional[int] = None,
+) -> Fixed:
     """Fix one file's bytes in memory (the encoding, BOM and newlines stay the file's); never
-    raises: a file the fixer fails on is left as it is, with one error line for it."""
+    raises: a file the fixer fails on is left as it is, with one error line for it.
+    ``window_lines``: see :func:`fix_text` (the language server's fix-all: libcst parses only
+    the statements the fixes change, whatever the module's size)."""
     try:
-        return _fix_bytes(raw, display, settings, unsafe)
+        return _fix_bytes(raw, display, settings, unsafe, window_lines)
     except (RecursionError, MemoryError) as error:
         if isinstance(error, RecursionError) and not in_deep_thread():
             return deeply(lambda: fix_bytes(raw, display, settings, unsafe))  # a larger stack
@@ -272,7 +296,9 @@ def fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fix
     return Fixed(raw, [], checked.release(), [message])
 
 
-def _fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fixed:
+def _fix_bytes(
+    raw: bytes, display: str, settings: Settings, unsafe: bool, window_lines: Optional[int]
+) -> Fixed:
     chosen = selection(settings)
     if not chosen.may_fire(raw, display):
         return Fixed(raw)
@@ -298,9 +324,11 @@ def _fix_bytes(raw: bytes, display: str, settings: Settings, unsafe: bool) -> Fi
         )
         return Fixed(raw, [], _located(document, first.release(), left_out), [message])
     if depth > DEEP_FROM and not in_deep_thread():
-        result = deeply(lambda: fix_text(document.text, display, settings, unsafe, first))
+        result = deeply(
+            lambda: fix_text(document.text, display, settings, unsafe, first, window_lines)
+        )
     else:
-        result = fix_text(document.text, display, settings, unsafe, first)
+        result = fix_text(document.text, display, settings, unsafe, first, window_lines)
     errors = ([result.error] if result.error else []) + result.warnings
     if result.error is not None or result.new_text == document.text:
         return Fixed(raw, [], _located(document, result.remaining, left_out), errors)
@@ -339,7 +367,11 @@ def identity(finding: Finding) -> Identity:
 
 
 def edits_for(
-    raw: bytes, display: str, settings: Settings, only: Optional[Collection[Identity]] = None
+    raw: bytes,
+    display: str,
+    settings: Settings,
+    only: Optional[Collection[Identity]] = None,
+    window_lines: Optional[int] = None,
 ) -> dict[Identity, tuple[Edit, ...]]:
     """Each fix's edits, each fix computed alone on the file's bytes (for the json output);
     ``only``: just these findings' (the language server's quick fixes at the cursor).
@@ -347,7 +379,8 @@ def edits_for(
     A notebook finding's edits count rows in its cell, as the finding does; a fix that also
     changes another cell (a new ``import torch`` goes to the first code cell) or a line with
     masked IPython syntax gets no edits (one finding has one ``cell``), and ``--fix`` still
-    applies it."""
+    applies it. ``window_lines``: as for :func:`fix_text` (the language server's quick fix:
+    libcst parses the statement of the finding, the imports and the first statement)."""
     from seedlint.fixes.window import OutsideWindow
 
     try:
@@ -378,7 +411,9 @@ def edits_for(
 
     def computed() -> dict[Identity, tuple[Edit, ...]]:
         try:
-            return _edits_in(document, cells, checked, settings, wanted, _rows(wanted))
+            return _edits_in(
+                document, cells, checked, settings, wanted, _rows(wanted), window_lines=window_lines
+            )
         except OutsideWindow:  # a fix needs more of a very large module than its window
             return _edits_in(document, cells, checked, settings, wanted, None)
 
@@ -396,6 +431,34 @@ def _depth(checked: Checked) -> int:
     return fixer_depth(checked.facts.tree, text, source.line_starts)
 
 
+def edits_of(
+    raw: bytes,
+    display: str,
+    settings: Settings,
+    checked: Checked,
+    wanted: Sequence[Flagged],
+    window_lines: Optional[int] = None,
+) -> dict[Identity, tuple[Edit, ...]]:
+    """:func:`edits_for` of a Python file already checked (``checked``: its facts kept), for
+    the findings ``wanted`` (each with its fix): the language server's quick fix, which must
+    not check the buffer again."""
+    from seedlint.fixes.window import OutsideWindow
+
+    if checked.facts is None or checked.source is None:
+        return {}
+    try:
+        document = read_document(raw, display)
+    except DocumentError:
+        return {}
+    if isinstance(document, NotebookDocument):
+        return edits_for(raw, display, settings, window_lines=window_lines)
+    wanted = [item for item in wanted if item.finding.fix is not None]
+    try:
+        return _edits_in(document, None, checked, settings, wanted, _rows(wanted), window_lines)
+    except OutsideWindow:
+        return _edits_in(document, None, checked, settings, wanted, None)
+
+
 def _edits_in(
     document: Document,
     cells: Optional[_CellRows],
@@ -403,6 +466,7 @@ def _edits_in(
     settings: Settings,
     wanted: Sequence[Flagged],
     rows: Optional[Collection[int]],
+    window_lines: Optional[int] = None,
 ) -> dict[Identity, tuple[Edit, ...]]:
     from seedlint.fixes.edits import line_starts, local_edits
     from seedlint.fixes.spliced import TopLevel
@@ -410,7 +474,7 @@ def _edits_in(
     from seedlint.fixes.window import OutsideWindow
 
     try:
-        ctx = _context(document.text, checked, settings, rows)
+        ctx = _context(document.text, checked, settings, rows, window_lines)
     except Exception as error:  # libcst cannot parse it, or it is nested too deeply
         if rows is not None:  # perhaps the window's text only: try the whole module
             raise OutsideWindow("libcst cannot parse the window") from error

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -295,10 +296,20 @@ def _not_a_seed(option: object) -> bool:
 
 def expression_text(text: str, expr: ast.expr) -> str:
     """The expression as the program writes it (normalised when it spans lines)."""
-    segment = ast.get_source_segment(text, expr)
-    if segment is None or "\n" in segment or "\r" in segment:
+    row, end_row = expr.lineno, getattr(expr, "end_lineno", None)
+    end_col = getattr(expr, "end_col_offset", None)
+    text_lines = _source_lines(text)
+    if row != end_row or end_col is None or not 1 <= row <= len(text_lines):
         return ast.unparse(expr)
-    return segment
+    # What ``ast.get_source_segment`` gives, without splitting the whole text at every call
+    # (a fix-all of a long file asks once per finding): columns are UTF-8 byte offsets.
+    return text_lines[row - 1].encode()[expr.col_offset : end_col].decode()
+
+
+@functools.lru_cache(maxsize=4)
+def _source_lines(text: str) -> list[str]:
+    """``text``'s lines as ``ast`` counts them (``\\r\\n``, ``\\n`` and ``\\r`` only)."""
+    return re.split(r"(?<=\r\n)|(?<=\n)|(?<=\r)(?!\n)", text)
 
 
 def bound_before(binding: Binding, at: Position, scope: Scope) -> bool:

@@ -87,12 +87,16 @@ class Window:
         return rows
 
 
-def make_window(text: str, tree: ast.Module, keep_rows: Collection[int]) -> Optional[Window]:
+def make_window(
+    text: str, tree: ast.Module, keep_rows: Collection[int], min_lines: Optional[int] = None
+) -> Optional[Window]:
     """The window of ``text`` (whose ``ast`` is ``tree``) that keeps the top-level statements
     holding a row of ``keep_rows``, those that import and the ``__main__`` blocks; None when a
-    window would not help or cannot be made safely (see the module's text)."""
+    window would not help or cannot be made safely (see the module's text), or for a module of
+    fewer than ``min_lines`` lines (default :data:`WINDOW_LINES`)."""
     text_lines = lines(text)
-    if len(text_lines) < WINDOW_LINES or not tree.body:
+    least = WINDOW_LINES if min_lines is None else min_lines
+    if len(text_lines) < least or not tree.body:
         return None
     wanted = sorted(set(keep_rows))
     spans: list[tuple[int, int, bool]] = []  # first row, last row, kept
