@@ -7,17 +7,23 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
-from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+from seedlint.analysis.facts import AnalysisOptions, LoaderCall, ModuleFacts
+from seedlint.analysis.values import is_none_or_absent
 from seedlint.analysis.workers import (
+    FrameworkSeeding,
     copied_by,
+    framework_seeding,
+    installs_worker_seeding,
     lacks_init_fn,
     may_have_workers,
     reusable_function,
+    uses_framework,
     workers_origin,
 )
-from seedlint.core import FixAvailability
+from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.imports import Names
-from seedlint.fixes.locate import loader_argument_fix, refusal, top_statement
+from seedlint.fixes.locate import loader_argument_fix, refusal, start, top_statement
+from seedlint.fixes.seeds import choose_seed
 from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
 from seedlint.project.loaders import ProjectLoaders
 from seedlint.project.summary import builder_parameters
@@ -39,9 +45,15 @@ class WorkersWithoutInitFnViolation(Violation):
     no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
     caller: Optional[str] = None  # the project's call that gives the loader workers
     origin: Optional[str] = None  # where the hazardous value comes from, when not at the call
+    framework: Optional[str] = None  # its seeder is called without asking for worker seeding
 
     @property
     def message(self) -> str:
+        if self.framework is not None:
+            return (
+                f"DataLoader with workers and no `worker_init_fn`: {self.framework} seeds the "
+                "workers only under `seed_everything(..., workers=True)`"
+            )
         for parts in ((self.caller, self.origin, self.no_fix), (self.caller, self.no_fix)):
             shown = [part for part in parts if part]
             if not shown:
@@ -179,8 +191,22 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         project = ProjectLoaders.of(facts)
-        for loader in [*facts.dataloader_calls, *project.loader_calls()]:
+        loaders = [*facts.dataloader_calls, *project.loader_calls()]
+        if not loaders:
+            return
+        seeding = framework_seeding(facts)
+        if any(s.workers for s in seeding):
+            return  # the framework installs its worker seeding in the loaders it is given
+        framework = uses_framework(facts, seeding)
+        if framework is not None and not seeding:
+            return  # the framework's option, `seed_everything(..., workers=True)`, decides
+        for loader in loaders:
+            if installs_worker_seeding(facts, loader):
+                continue  # the loader class installs its own worker_init_fn
             if may_have_workers(loader) and lacks_init_fn(loader):
+                if framework is not None:
+                    yield WorkersWithoutInitFnViolation(loader.call, framework=framework)
+                    continue
                 reason = refusal(facts, loader, "worker_init_fn")
                 origin = workers_origin(loader)
                 yield WorkersWithoutInitFnViolation(loader.call, reason, origin=origin)
@@ -200,6 +226,15 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         loader = ProjectLoaders.of(facts).find(violation.node)
         if loader is None:
             return None
+        if isinstance(violation, WorkersWithoutInitFnViolation) and violation.framework:
+            seeders = _framework_fixable(facts)
+            if not seeders:
+                return None  # `workers=` is the user's choice: never replaced
+            return FixInfo(
+                Applicability.SAFE,
+                f"Pass `workers=True` to `{_callee(seeders[0].call)}`: {violation.framework} "
+                "then seeds each worker (with the rank mixed in)",
+            )
         if (
             isinstance(violation, WorkersWithoutInitFnViolation)
             and violation.caller is not None
@@ -210,9 +245,11 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         top = top_statement(facts.tree, violation.node)
         if applicability is None or loader is None or top is None:
             return None
+        generator = _generator(facts, loader, options)
+        also = f", with `generator={generator}`" if generator else ""
         existing = reusable_function(facts, loader, copied_by(facts, loader), top)
         if existing is not None:
-            return FixInfo(applicability, f"Pass `worker_init_fn={existing.name}`")
+            return FixInfo(applicability, f"Pass `worker_init_fn={existing.name}`{also}")
         name = Names(facts).free("seed_worker", loader.scope)
         streams = ["`random`"]
         if facts.resolver.imports_module("numpy"):
@@ -225,10 +262,11 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         return FixInfo(
             applicability,
             f"Pass `worker_init_fn={name}`, a new module-level function that reseeds each "
-            f"worker's {described}",
+            f"worker's {described}{also}",
         )
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
+        from seedlint.fixes.calls import set_call_argument
         from seedlint.fixes.context import Change
         from seedlint.fixes.workers import add_seed_worker
 
@@ -236,6 +274,51 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         if loader is None:
             return None
         change = Change()
-        if not add_seed_worker(ctx, change, loader, copied_by(ctx.facts, loader)):
+        if isinstance(violation, WorkersWithoutInitFnViolation) and violation.framework:
+            seeders = _framework_fixable(ctx.facts)
+            if not seeders:
+                return None
+            for seeding in seeders:
+                if not set_call_argument(ctx, change, seeding.call, "workers", "True"):
+                    return None
+            return change
+        seeded = _generator(ctx.facts, loader, ctx.options) is not None
+        if not add_seed_worker(ctx, change, loader, copied_by(ctx.facts, loader), seeded):
             return None
         return change
+
+
+def _framework_fixable(facts: ModuleFacts) -> list[FrameworkSeeding]:
+    """The framework seeders of the module a fix may pass ``workers=True`` to: none when one
+    passes ``workers`` already (a value the user chose is never replaced)."""
+    seeding = framework_seeding(facts)
+    for found in seeding:
+        if len(found.call.args) > 1 or any(
+            k.arg in (found.seeder.workers, None) for k in found.call.keywords
+        ):
+            return []
+    return seeding
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "the seeder")
+
+
+def _generator(facts: ModuleFacts, loader: LoaderCall, options: FixOptions) -> Optional[str]:
+    """The seeded ``generator=`` a fix adds beside the ``worker_init_fn`` (it decides the
+    workers' base seed): where the loader has none and the program names a seed there (or
+    the `fix-seed` literal may go); None otherwise (``torch.initial_seed()`` would add nothing
+    the global generator does not already give)."""
+    if not loader.args["generator"].known_may(is_none_or_absent):
+        return None
+    if loader.argument("generator") is not None or "generator" in builder_parameters(facts, loader):
+        return None
+    if loader_argument_fix(facts, loader.call, "generator", loader) is None:
+        return None
+    at = start(loader.call)
+    seed = choose_seed(facts, at, loader.scope, options)
+    if seed.origin != "program":
+        return None
+    torch, _ = Names(facts).module("torch", loader.scope, at, set())
+    return f"{torch}.Generator().manual_seed({seed.text(torch)})"

@@ -59,6 +59,8 @@ class SeedBlock:
     library: bool = False  # a seeding helper no program reaches
     completed: bool = False  # some program reaching it seeds torch elsewhere: the fix is unsafe
     entry: str = ""  # the program flagged ("module:function")
+    through: str = ""  # a device abstraction's seeding call (`get_accelerator().manual_seed`)
+    draw: str = ""  # where the flagged program first draws from torch
 
 
 @dataclass(frozen=True)
@@ -349,7 +351,28 @@ def _block(
         kinds = {c.kind for c in calls}
         if Seeding.CUDA_ALL not in kinds and _multi_device(facts):
             case = "current-device-only"
-    return SeedBlock(owner, tuple(calls), case, verdict.library, verdict.completed, verdict.entry)
+    through = next((_accelerator_text(c.call) for c in calls if _accelerator_text(c.call)), "")
+    return SeedBlock(
+        owner,
+        tuple(calls),
+        case,
+        verdict.library,
+        verdict.completed,
+        verdict.entry,
+        through,
+        verdict.draw,
+    )
+
+
+def _accelerator_text(call: ast.Call) -> str:
+    """``get_accelerator().manual_seed`` for a device abstraction's seeding call (the library
+    table's accelerators), else ``""``."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+        inner = func.value.func
+        name = inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", "")
+        return f"{name}().{func.attr}"
+    return ""
 
 
 def _message(block: SeedBlock) -> str:
@@ -357,13 +380,35 @@ def _message(block: SeedBlock) -> str:
         seeded = " and ".join(sorted({_stream(c.kind) for c in block.calls}))
         if block.library:
             return f"Seeding helper seeds {seeded} but not torch: add `torch.manual_seed`"
-        return f"This program seeds {seeded} but never torch: add `torch.manual_seed`"
+        base = f"This program seeds {seeded} but never torch"
+        where = _short_draw(block.draw)
+        if where:
+            named = f"{base} (it draws in `{where}`): add `torch.manual_seed`"
+            if len(named) <= 100:
+                return named
+        return f"{base}: add `torch.manual_seed`"
     if block.case == "current-device-only":
         return (
             "`torch.cuda.manual_seed` seeds one GPU of several and not the CPU: "
             "use `torch.manual_seed`"
         )
+    if block.through:
+        cuda = "torch.cuda." + block.through.rsplit(".", 1)[-1]
+        return (
+            f"torch seeded only through `{block.through}` (`{cuda}` on CUDA, not the CPU "
+            "generator): use `torch.manual_seed`"
+        )
     return "torch seeded only through `torch.cuda` (not the CPU generator): use `torch.manual_seed`"
+
+
+def _short_draw(draw: str) -> str:
+    """The first draw as a message names it: the function (``Trainer.__init__``), or the
+    module's last name for a module's top level or one read from its bytes."""
+    text = draw.split("`")[1] if draw.count("`") >= 2 else ""
+    module, _, key = text.partition(":")
+    if key and key != "<module>":
+        return key
+    return module.rsplit(".", 1)[-1]
 
 
 def _stream(kind: Seeding) -> str:
