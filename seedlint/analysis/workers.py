@@ -202,4 +202,24 @@ def uses_framework(facts: ModuleFacts, seeding: list[FrameworkSeeding]) -> Optio
     return None
 
 
+def handed_to_lightning(facts: ModuleFacts, loader: LoaderCall) -> bool:
+    """The loader is built in a method of a class with Lightning's data hooks
+    (``train_dataloader``, ...): the Trainer (or Fabric) takes it, and installs its own worker
+    seeding in it under ``seed_everything(..., workers=True)``; ``Fabric.seed_everything``
+    asks for it by default (pytorch-lightning 2.6.6, ``lightning_fabric/fabric.py``)."""
+    owner = facts.enclosing_function(loader.scope)
+    if isinstance(owner, ast.Module):
+        return False
+    parent = facts.resolver.scope_of(owner).parent
+    if parent is None or not isinstance(parent.node, ast.ClassDef):
+        return False
+    return any(
+        isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in LIGHTNING_HOOKS
+        for item in parent.node.body
+    )
+
+
 LIGHTNING_MODULES = ("lightning", "pytorch_lightning", "lightning_fabric")
+LIGHTNING_HOOKS = frozenset(
+    {"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"}
+)

@@ -13,6 +13,7 @@ from seedlint.analysis.workers import (
     FrameworkSeeding,
     copied_by,
     framework_seeding,
+    handed_to_lightning,
     installs_worker_seeding,
     lacks_init_fn,
     may_have_workers,
@@ -203,6 +204,8 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         for loader in loaders:
             if installs_worker_seeding(facts, loader):
                 continue  # the loader class installs its own worker_init_fn
+            if framework is None and handed_to_lightning(facts, loader):
+                continue  # Lightning's hook: its `seed_everything(..., workers=True)` decides
             if may_have_workers(loader) and lacks_init_fn(loader):
                 if framework is not None:
                     yield WorkersWithoutInitFnViolation(loader.call, framework=framework)
