@@ -96,6 +96,18 @@ its parameters is reported when a call of it in the project gives the loader wor
 `worker_init_fn`; the message names that call: `(num_workers=4 from `train.py:12`)`. No caller
 found: no finding.
 
+Never reported where something else already seeds the workers (the library table,
+`seedlint/analysis/libraries.py`, which cites each library's source): a loader class that installs
+its own `worker_init_fn` when none is passed (MONAI's `DataLoader`, or a class listed in
+`worker-seeding-loaders`); a module that calls Lightning's `seed_everything(..., workers=True)`
+(the Trainer and Fabric then install `pl_worker_init_function`, which also mixes in the rank, in
+every loader whose `worker_init_fn` is None); and, where only Lightning's option decides, a module
+that imports Lightning without calling `seed_everything`, or a loader built in a class with
+Lightning's data hooks (`train_dataloader`, ...). A module that calls `seed_everything` without
+`workers=True` is reported with a message that says so: `Lightning seeds the workers only under
+`seed_everything(..., workers=True)``. PyG's loaders and torchdata's `StatefulDataLoader` are
+checked as DataLoaders; litdata's `StreamingDataLoader` is not (its dataset seeds its order).
+
 ## Why is this bad?
 It is often harmless, and the message says no more than is true: since PyTorch 1.9 every worker
 already seeds `random`, `torch` and the legacy `np.random` from the loader's
@@ -123,6 +135,18 @@ def seed_worker(worker_id):
     numpy.random.seed(worker_seed)
 ```
 
+Where the loader has no `generator` and the program names a seed there (`args.seed`, a
+`seed` parameter, `self.seed`, an earlier `torch.manual_seed(X)`), the fix also passes
+`generator=torch.Generator().manual_seed(SEED)`, the recipe's other half: the generator draws the
+workers' base seed (and the order of a shuffling loader), so the workers follow the program's seed
+whatever else draws from the global generator before the loader is iterated. With no seed in
+reach it passes no generator: `torch.initial_seed()` would give what the global generator already
+gives, and a literal would be a seed the program never chose.
+
+In a module that uses Lightning and calls `seed_everything` without `workers=`, the fix passes
+`workers=True` to that call instead (Lightning's own worker seeding, never replaced by a
+`worker_init_fn`); an explicit `workers=False` is the user's choice: no fix.
+
 It is the PyTorch reproducibility notes' `seed_worker` (in a worker, `torch.initial_seed()` is
 the loader's `base_seed + worker_id`; numpy needs it reduced to 32 bits). Where the module's
 datasets hold RNG objects (RNG005), the function also reseeds them from
@@ -147,12 +171,16 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
 
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.
+- `worker-seeding-loaders`: loader classes that install their own `worker_init_fn`.
 
 ## References
 - PyTorch, Reproducibility notes, "DataLoader" (`seed_worker`, `worker_init_fn`, `generator`).
 - PyTorch, `torch.utils.data` documentation, "Randomness in multi-process data loading".
 - PyTorch source, `torch/utils/data/_utils/worker.py` (`_worker_loop` seeding); numpy seeding in
   workers since PyTorch 1.9 (pytorch/pytorch#56488).
+- Lightning 2.6.6, `lightning_fabric/utilities/seed.py` (`seed_everything`, `workers`,
+  `pl_worker_init_function`) and `lightning_fabric/utilities/data.py` (`_auto_add_worker_init_fn`);
+  MONAI, `monai/data/dataloader.py` (its `worker_init_fn` default).
 """
 
     valid = (

@@ -103,9 +103,23 @@ its first seeding call. Never flagged: scoped seeding (state saved and restored,
 `torch.random.fork_rng`, a context manager that saves, seeds, yields and restores, a CUDA
 RNG-state tracker), seeding inside a DataLoader's `worker_init_fn`, seeds read from the clock or
 the OS (`np.random.seed(int(time.time()))`, `random.seed()`), and programs that draw no torch
-randomness. A program that calls `torch.manual_seed` or a seeding helper from `seed-functions`
-(Lightning's `seed_everything`, `transformers.set_seed`, `accelerate.utils.set_seed`) anywhere
-is complete: `torch.manual_seed` already seeds every CUDA device.
+randomness. A program that calls `torch.manual_seed` or a seeding helper anywhere is complete:
+`torch.manual_seed` already seeds every CUDA device. The helpers are those of the library table
+(`seedlint/analysis/libraries.py`, each checked against the library's source: Lightning's
+`seed_everything`, transformers' `set_seed` and `enable_full_determinism`, accelerate's
+`set_seed`, MONAI's `set_determinism`, mmengine's `set_random_seed`, ignite's `manual_seed`,
+detectron2's `seed_all_rng`, DeepSpeed's `set_random_seed`, speechbrain's `seed_everything`, and
+hyperpyyaml's `load_hyperpyyaml`, whose recipes seed with `!apply:torch.manual_seed`) and those
+listed in `seed-functions`. DeepSpeed's `get_accelerator().manual_seed` and `manual_seed_all`
+are `torch.cuda.manual_seed[_all]` on a CUDA machine: they count as CUDA seeding (case b), and
+the message names them.
+
+A program draws torch randomness when its own code or a function it reaches does (a call of
+`torch.rand*`, dropout, a module built with random init, `random_split`, a sampler, a shuffling
+loader, `.normal_()` and the like). A module of the project that the index read only from its
+bytes is parsed when a program reaches it and its words suggest a draw: it draws only if one of
+its functions does (importing torch, or a word like `nn.` or `rand`, is no draw). The message
+names the first draw found (`(it draws in `Trainer.__init__`)`) when it fits.
 
 ## Why is this bad?
 `torch.manual_seed(seed)` seeds the CPU generator **and** every CUDA device (and MPS, XPU, MTIA),
@@ -132,7 +146,8 @@ which is its purpose. It is **unsafe** when another program that reaches the sam
 seeds torch elsewhere: the added call reseeds torch for that program too.
 
 ## Options
-- `seed-functions`: more helpers that seed everything (qualified names).
+- `seed-functions`: more helpers that seed everything (qualified names), besides the library
+  table's.
 - `fix-seed`: the literal seed a fix writes when the program names none (scripts only, unless set).
 
 ## References
