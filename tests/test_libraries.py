@@ -189,3 +189,13 @@ def test_a_lightning_data_hook_is_left_to_the_framework() -> None:
     assert _codes(text, RNG002) == []
     plain = text.replace("train_dataloader", "loaders")
     assert _codes(plain, RNG002) == [(10, "RNG002")]
+
+
+def test_a_callable_worker_init_object_runs_in_the_workers() -> None:
+    text = (
+        "import random\n\nimport numpy as np\nimport torch\n\n\nclass WorkerInitObj:\n"
+        "    def __init__(self, seed):\n        self.seed = seed\n\n"
+        "    def __call__(self, id):\n        np.random.seed(self.seed + id)\n"
+        "        random.seed(self.seed + id)\n"
+    )
+    assert _codes(text, RNG004) == []

@@ -650,6 +650,18 @@ class _Summarizer:
                     key = self.keys.get(id(meaning))
                     if key is not None:
                         found.add(key)
+        # A callable class in the shape of a worker_init_fn (`WorkerInit(seed)` passed on):
+        # `__call__(self, worker_id)`, or a `__call__` of a class named for the workers.
+        for cls, _ in self.facts.builder.classes:
+            for item in cls.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "__call__":
+                    params = [a.arg for a in item.args.args[1:]]
+                    if params == ["worker_id"] or (
+                        len(params) == 1 and "worker" in cls.name.lower()
+                    ):
+                        key = self.keys.get(id(item))
+                        if key is not None:
+                            found.add(key)
         return found
 
     def _test_like(self, node: FunctionNode) -> bool:
