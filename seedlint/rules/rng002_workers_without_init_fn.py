@@ -52,8 +52,8 @@ class WorkersWithoutInitFnViolation(Violation):
     def message(self) -> str:
         if self.framework is not None:
             return (
-                f"DataLoader with workers and no `worker_init_fn`: {self.framework} seeds the "
-                "workers only under `seed_everything(..., workers=True)`"
+                f"DataLoader with workers and no `worker_init_fn`: {self.framework} seeds workers "
+                "only with `workers=True`"
             )
         for parts in ((self.caller, self.origin, self.no_fix), (self.caller, self.no_fix)):
             shown = [part for part in parts if part]
@@ -104,8 +104,8 @@ its own `worker_init_fn` when none is passed (MONAI's `DataLoader`, or a class l
 every loader whose `worker_init_fn` is None); and, where only Lightning's option decides, a module
 that imports Lightning without calling `seed_everything`, or a loader built in a class with
 Lightning's data hooks (`train_dataloader`, ...). A module that calls `seed_everything` without
-`workers=True` is reported with a message that says so: `Lightning seeds the workers only under
-`seed_everything(..., workers=True)``. PyG's loaders and torchdata's `StatefulDataLoader` are
+`workers=True` is reported, and its message says that Lightning seeds the workers only with
+`workers=True`. PyG's loaders and torchdata's `StatefulDataLoader` are
 checked as DataLoaders; litdata's `StreamingDataLoader` is not (its dataset seeds its order).
 
 ## Why is this bad?

@@ -407,12 +407,8 @@ def _message(block: SeedBlock) -> str:
             "`torch.cuda.manual_seed` seeds one GPU of several and not the CPU: "
             "use `torch.manual_seed`"
         )
-    if block.through:
-        cuda = "torch.cuda." + block.through.rsplit(".", 1)[-1]
-        return (
-            f"torch seeded only through `{block.through}` (`{cuda}` on CUDA, not the CPU "
-            "generator): use `torch.manual_seed`"
-        )
+    if block.through:  # `torch.cuda.manual_seed[_all]` on a CUDA machine (the library table)
+        return f"torch seeded only through `{block.through}` (CUDA only): use `torch.manual_seed`"
     return "torch seeded only through `torch.cuda` (not the CPU generator): use `torch.manual_seed`"
 
 
