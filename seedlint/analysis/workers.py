@@ -203,7 +203,7 @@ def uses_framework(facts: ModuleFacts, seeding: list[FrameworkSeeding]) -> Optio
 
 
 def handed_to_lightning(facts: ModuleFacts, loader: LoaderCall) -> bool:
-    """The loader is built in a method of a class with Lightning's data hooks
+    """The loader is built in a method of a subclass with Lightning's data hooks
     (``train_dataloader``, ...): the Trainer (or Fabric) takes it, and installs its own worker
     seeding in it under ``seed_everything(..., workers=True)``; ``Fabric.seed_everything``
     asks for it by default (pytorch-lightning 2.6.6, ``lightning_fabric/fabric.py``)."""
@@ -211,8 +211,8 @@ def handed_to_lightning(facts: ModuleFacts, loader: LoaderCall) -> bool:
     if isinstance(owner, ast.Module):
         return False
     parent = facts.resolver.scope_of(owner).parent
-    if parent is None or not isinstance(parent.node, ast.ClassDef):
-        return False
+    if parent is None or not isinstance(parent.node, ast.ClassDef) or not parent.node.bases:
+        return False  # Lightning's hooks are methods of a subclass (of a LightningDataModule)
     return any(
         isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in LIGHTNING_HOOKS
         for item in parent.node.body
