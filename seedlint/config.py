@@ -124,6 +124,7 @@ class Settings:
     capture_contexts: tuple[str, ...] = ()
     seed_functions: tuple[str, ...] = ()
     set_epoch_wrappers: tuple[str, ...] = ()
+    worker_seeding_loaders: tuple[str, ...] = ()
     fix_seed: Optional[int] = None  # None: not set (a fix then writes no literal outside scripts)
     line_length: Optional[int] = None  # the project's (ruff's, black's); None: 88
     unsafe_fixes: bool = False
@@ -197,6 +198,7 @@ _LIST_KEYS = {
     "capture-contexts",
     "seed-functions",
     "set-epoch-wrappers",
+    "worker-seeding-loaders",
     "fixable",
     "unfixable",
 }

@@ -13,6 +13,7 @@ from typing import Optional, TypeVar, Union
 
 from seedlint.analysis.calls import DATALOADER, CallBinder, Signature
 from seedlint.analysis.flow import never_run
+from seedlint.analysis.libraries import checked_loader_classes, worker_seeding_loaders
 from seedlint.analysis.names import (
     PARTIAL,
     FunctionNode,
@@ -39,7 +40,8 @@ from seedlint.analysis.values import Value, ValueEvaluator
 
 T = TypeVar("T")
 
-DATALOADER_CLASSES: tuple[str, ...] = ("torch.utils.data.DataLoader",)
+# torch's DataLoader and the library loader classes with its semantics (the library table).
+DATALOADER_CLASSES: tuple[str, ...] = ("torch.utils.data.DataLoader", *checked_loader_classes())
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,13 @@ class AnalysisOptions:
     capture_contexts: tuple[str, ...] = ()
     seed_functions: tuple[str, ...] = ()
     set_epoch_wrappers: tuple[str, ...] = ()
+    worker_seeding_loaders: tuple[str, ...] = ()  # loader classes installing worker seeding
+
+    @property
+    def all_worker_seeding_loaders(self) -> frozenset[str]:
+        return frozenset(
+            canonical(c) for c in (*worker_seeding_loaders(), *self.worker_seeding_loaders)
+        )
 
     @property
     def all_dataloader_classes(self) -> frozenset[str]:

@@ -13,6 +13,11 @@ import ast
 import enum
 from typing import Optional
 
+from seedlint.analysis.libraries import (
+    accelerator_stream,
+    config_seeder_names,
+    seed_function_names,
+)
 from seedlint.analysis.names import NameResolver, Scope, lookup
 from seedlint.analysis.values import ValueEvaluator, is_none_or_absent
 
@@ -29,6 +34,7 @@ class Seeding(enum.Enum):
     GENERATOR_MANUAL_SEED = "Generator.manual_seed"
     GENERATOR_SEED = "Generator.seed"
     NEW_DEVICE_GENERATOR = "torch.Generator(device=...)"
+    CONFIG = "configuration that seeds"  # hyperpyyaml's loader: the YAML's `!apply:` seeds
 
 
 _BY_QUALNAME: dict[str, Seeding] = {
@@ -50,26 +56,12 @@ _BY_QUALNAME: dict[str, Seeding] = {
     "torch.xpu.seed": Seeding.RESEED,
     "torch.xpu.seed_all": Seeding.RESEED,
     "torch.mps.seed": Seeding.RESEED,
+    **{name: Seeding.CONFIG for name in config_seeder_names()},
 }
 
-# Helpers that seed random, numpy and torch (and so every CUDA device) in one call.
-DEFAULT_SEED_FUNCTIONS: tuple[str, ...] = (
-    "lightning.seed_everything",
-    "lightning.pytorch.seed_everything",
-    "lightning.fabric.seed_everything",
-    "lightning.fabric.utilities.seed.seed_everything",
-    "lightning.pytorch.utilities.seed.seed_everything",
-    "lightning_fabric.seed_everything",
-    "lightning_fabric.utilities.seed.seed_everything",
-    "pytorch_lightning.seed_everything",
-    "pytorch_lightning.utilities.seed.seed_everything",
-    "transformers.set_seed",
-    "transformers.trainer_utils.set_seed",
-    "transformers.enable_full_determinism",
-    "transformers.trainer_utils.enable_full_determinism",
-    "accelerate.utils.set_seed",
-    "accelerate.utils.random.set_seed",
-)
+# Helpers that seed random, numpy and torch (and so every CUDA device) in one call: the
+# library table's seeders (``seedlint.analysis.libraries``).
+DEFAULT_SEED_FUNCTIONS: tuple[str, ...] = seed_function_names()
 
 
 def qualnames_of(kinds: frozenset[Seeding]) -> frozenset[str]:
@@ -77,6 +69,7 @@ def qualnames_of(kinds: frozenset[Seeding]) -> frozenset[str]:
     return frozenset(qualname for qualname, kind in _BY_QUALNAME.items() if kind in kinds)
 
 
+_ACCELERATOR_KINDS = {"cuda": Seeding.CUDA_CURRENT, "cuda_all": Seeding.CUDA_ALL}
 TORCH_GENERATOR = "torch.Generator"
 # Seeding that touches a CUDA/XPU generator: what a graph capture cannot take.
 DEVICE_SEEDING = frozenset(
@@ -123,6 +116,9 @@ class SeedingClassifier:
                 return Seeding.NEW_DEVICE_GENERATOR
         if qualnames:
             return None  # a known function that is not seeding
+        accelerator = self._accelerator(func, scope)
+        if accelerator is not None:
+            return accelerator
         if attr == "manual_seed":
             return Seeding.GENERATOR_MANUAL_SEED
         if (
@@ -131,6 +127,17 @@ class SeedingClassifier:
             and self._is_torch_generator(func.value, scope)
         ):
             return Seeding.GENERATOR_SEED
+        return None
+
+    def _accelerator(self, func: ast.expr, scope: Scope) -> Optional[Seeding]:
+        """``get_accelerator().manual_seed(...)``: what a device abstraction of the library
+        table seeds on a CUDA machine."""
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call):
+            return None
+        for factory in self.resolver.qualnames(func.value.func, scope):
+            stream = accelerator_stream(factory, func.attr)
+            if stream is not None:
+                return _ACCELERATOR_KINDS[stream]
         return None
 
     def _is_torch_generator(self, expr: ast.expr, scope: Scope) -> bool:

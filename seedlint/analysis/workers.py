@@ -4,10 +4,12 @@ reseeds them (plain ``ast``, shared by RNG002 and RNG005 and their fixes)."""
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Optional, Union
 
 from seedlint.analysis.facts import CopiedRng, LoaderCall, ModuleFacts
-from seedlint.analysis.names import lookup
+from seedlint.analysis.libraries import Seeder, seeder
+from seedlint.analysis.names import Scope, lookup
 from seedlint.analysis.values import ABSENT, describe_origin, is_none_or_absent
 
 WorkerFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
@@ -144,3 +146,80 @@ def _module_functions(
 
 # Names under which a module's own worker_init_fn is reused when the dataset holds no RNG object.
 WORKER_INIT_NAMES = frozenset({"seed_worker", "worker_init_fn", "seed_worker_", "worker_init"})
+
+
+# -- what loader classes and frameworks install (the library table) --------------------------
+def installs_worker_seeding(facts: ModuleFacts, loader: LoaderCall) -> bool:
+    """The loader's class installs its own ``worker_init_fn`` when none is passed (MONAI's
+    ``DataLoader``, a class listed in ``worker-seeding-loaders``)."""
+    if loader.argument("worker_init_fn") is not None:
+        return False  # an explicit `worker_init_fn=None` replaces the class's own
+    names = facts.resolver.qualnames(loader.bound.func, loader.scope)
+    return bool(names & facts.options.all_worker_seeding_loaders)
+
+
+@dataclass(frozen=True)
+class FrameworkSeeding:
+    """A framework seeder the module calls (Lightning's ``seed_everything``): whether it asks
+    the framework to seed the workers of the loaders it is given."""
+
+    call: ast.Call
+    scope: Scope
+    seeder: Seeder
+    workers: bool  # the worker keyword is true on every path
+
+
+def framework_seeding(facts: ModuleFacts) -> list[FrameworkSeeding]:
+    """The module's calls of seeders that can seed the workers (found once per module)."""
+    return facts.once("workers.framework_seeding", lambda: _framework_seeding(facts))
+
+
+def _framework_seeding(facts: ModuleFacts) -> list[FrameworkSeeding]:
+    found: list[FrameworkSeeding] = []
+    for seed in facts.seed_calls:
+        for qualname in sorted(facts.resolver.qualnames(seed.call.func, seed.scope)):
+            entry = seeder(qualname)
+            if entry is None or entry.workers is None:
+                continue
+            on = facts.keyword_true(seed.call, entry.workers, seed.scope)
+            if not on and len(seed.call.args) > 1:
+                value = facts.values.evaluate(seed.call.args[1], seed.scope)
+                on = value.options is not None and all(o is True for o in value.options)
+            found.append(FrameworkSeeding(seed.call, seed.scope, entry, on))
+            break
+    return found
+
+
+def uses_framework(facts: ModuleFacts, seeding: list[FrameworkSeeding]) -> Optional[str]:
+    """The framework whose worker seeding a fix must not replace: one whose seeder the module
+    calls, or Lightning when the module imports it (its Trainer installs a worker seeding in
+    a loader whose ``worker_init_fn`` is None, under ``seed_everything(..., workers=True)``
+    called anywhere in the program)."""
+    if seeding:
+        return seeding[0].seeder.framework
+    if any(facts.resolver.imports_module(name) for name in LIGHTNING_MODULES):
+        return "Lightning"
+    return None
+
+
+def handed_to_lightning(facts: ModuleFacts, loader: LoaderCall) -> bool:
+    """The loader is built in a method of a subclass with Lightning's data hooks
+    (``train_dataloader``, ...): the Trainer (or Fabric) takes it, and installs its own worker
+    seeding in it under ``seed_everything(..., workers=True)``; ``Fabric.seed_everything``
+    asks for it by default (pytorch-lightning 2.6.6, ``lightning_fabric/fabric.py``)."""
+    owner = facts.enclosing_function(loader.scope)
+    if isinstance(owner, ast.Module):
+        return False
+    parent = facts.resolver.scope_of(owner).parent
+    if parent is None or not isinstance(parent.node, ast.ClassDef) or not parent.node.bases:
+        return False  # Lightning's hooks are methods of a subclass (of a LightningDataModule)
+    return any(
+        isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in LIGHTNING_HOOKS
+        for item in parent.node.body
+    )
+
+
+LIGHTNING_MODULES = ("lightning", "pytorch_lightning", "lightning_fabric")
+LIGHTNING_HOOKS = frozenset(
+    {"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"}
+)

@@ -60,6 +60,7 @@ def analysis_options(settings: Settings) -> AnalysisOptions:
         settings.capture_contexts,
         settings.seed_functions,
         settings.set_epoch_wrappers,
+        settings.worker_seeding_loaders,
     )
 
 

@@ -23,7 +23,7 @@ from seedlint.analysis.names import Scope
 from seedlint.documents.source import Source
 from seedlint.fixes.imports import ImportNeed, Names
 from seedlint.fixes.options import FixOptions
-from seedlint.fixes.seeds import Position, Seed, choose_seed
+from seedlint.fixes.seeds import Position, Seed, choose_seed, constant_place
 from seedlint.fixes.window import OutsideWindow, Window
 
 Statement = Union[cst.BaseStatement, cst.BaseSmallStatement]
@@ -177,9 +177,20 @@ class FixContext:
         return found if isinstance(found, cst.BaseStatement) else None
 
     # -- what a fix writes ---------------------------------------------------------------------
-    def seed(self, at: Position, scope: Scope) -> Seed:
-        """The seed to write at ``at`` (an ``ast`` position) in ``scope``."""
-        return choose_seed(self.facts, at, scope, self.options)
+    def seed(self, at: Position, scope: Scope, change: Optional[Change] = None) -> Seed:
+        """The seed to write at ``at`` (an ``ast`` position) in ``scope``. With ``change``, a
+        script that seeds nothing gets a new ``SEED`` constant, defined by ``change`` where the
+        program starts (see :func:`~seedlint.fixes.seeds.choose_seed`)."""
+        seed = choose_seed(self.facts, at, scope, self.options, new_constant=change is not None)
+        if seed.constant is None or change is None:
+            return seed
+        place = constant_place(self.facts.tree)
+        anchor = self.statement(place) if place is not None else None
+        if anchor is None:
+            return choose_seed(self.facts, at, scope, self.options)
+        statement = parse_statement(seed.constant + "\n")
+        change.insert_before(anchor, [statement], key=seed.constant)
+        return seed
 
     def module_name(self, change: Change, qualname: str, scope: Scope, at: Position) -> str:
         """The name to write for module ``qualname`` at ``at``; ``change`` imports it if needed."""

@@ -98,25 +98,73 @@ _UNSAFE_NODES = (
 
 @dataclass(frozen=True)
 class Seed:
-    """The seed a fix writes: a program expression, ``torch.initial_seed()`` or a literal."""
+    """The seed a fix writes: a program expression, ``torch.initial_seed()``, a literal, or a
+    new module constant (``SEED``, which the fix defines where the program starts)."""
 
     expression: Optional[str]  # None: ``torch.initial_seed()``
-    origin: str  # "program", "initial_seed" or "fix-seed"
+    origin: str  # "program", "initial_seed", "fix-seed" or "new-constant"
+    constant: Optional[str] = None  # "SEED = 0": the statement a "new-constant" seed needs
 
     def text(self, torch: str) -> str:
         """The seed's source text, ``torch`` being the name the fix writes for the module."""
         return self.expression if self.expression is not None else f"{torch}.initial_seed()"
 
 
-def choose_seed(facts: ModuleFacts, at: Position, scope: Scope, options: FixOptions) -> Seed:
+NEW_SEED_NAME = "SEED"
+
+
+def choose_seed(
+    facts: ModuleFacts,
+    at: Position,
+    scope: Scope,
+    options: FixOptions,
+    new_constant: bool = False,
+) -> Seed:
     """The seed to write at ``at`` (evaluated in ``scope``): what the program has there, else
-    ``torch.initial_seed()``, else in a script's code the ``fix-seed`` literal."""
+    in a script's code the ``fix-seed`` literal, else ``torch.initial_seed()``. With
+    ``new_constant`` (a fix that can define it), a script that seeds nothing at all gets a new
+    ``SEED = <fix-seed>`` constant instead: ``torch.initial_seed()`` is random there (nothing
+    seeds torch), so a fix seeding from it would leave the run random."""
     found = program_seed(facts, facts.text, at, scope)
     if found is not None:
         return Seed(found, "program")
     if literal_allowed(facts, scope, options):
         return Seed(str(options.fix_seed), "fix-seed")
+    if new_constant and unseeded_script(facts) and _free_at_module(facts, NEW_SEED_NAME):
+        return Seed(NEW_SEED_NAME, "new-constant", f"{NEW_SEED_NAME} = {options.fix_seed}")
     return Seed(None, "initial_seed")
+
+
+def unseeded_script(facts: ModuleFacts) -> bool:
+    """A script (see :func:`is_script`) that seeds nothing anywhere: no seeding call, no call
+    of a seeding helper, no seed read from its arguments or configuration."""
+    return (
+        facts.once("fixes.is_script", lambda: is_script(facts.tree))
+        and not seeds_anything(facts)
+        and not facts.once("fixes.seed_reads", lambda: bool(_seed_reads(facts)))
+    )
+
+
+def _free_at_module(facts: ModuleFacts, name: str) -> bool:
+    """No scope of the module binds ``name`` (a new global of that name shadows nothing)."""
+    return all(name not in scope.bindings for scope in facts.builder.scope_of.values())
+
+
+def constant_place(tree: ast.Module) -> Optional[ast.stmt]:
+    """The module-level statement a new constant goes before: the first after the module's
+    docstring and leading imports (None: the module has nothing else)."""
+    for index, statement in enumerate(tree.body):
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            continue
+        docstring = (
+            index == 0
+            and isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, str)
+        )
+        if not docstring:
+            return statement
+    return None
 
 
 def program_seed(facts: ModuleFacts, text: str, at: Position, scope: Scope) -> Optional[str]:

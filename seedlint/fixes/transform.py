@@ -430,12 +430,15 @@ def _place_before(
         is_def = isinstance(statement, (cst.FunctionDef, cst.ClassDef))
         if position == 0:
             lines = blank if at_start or not is_def else _blank(max(around_def, len(blank)))
+            if not is_def and top_level and isinstance(anchor, (cst.FunctionDef, cst.ClassDef)):
+                lines = lines[:1]  # a statement after the imports: one blank line (isort)
         elif is_def or previous_def:
             lines = _blank(around_def)
         else:
             lines = []
         out.append(_with_leading(statement, lines))
         previous_def = is_def
-    if previous_def:
+    if previous_def or (inserted and isinstance(anchor, (cst.FunctionDef, cst.ClassDef))):
+        # a definition keeps its blank lines above it (`SEED = 0` added before a class)
         return anchor.with_changes(leading_lines=[*_blank(around_def), *comments])
     return anchor.with_changes(leading_lines=comments)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+import libcst as cst
+
 from seedlint.analysis.facts import CopiedRng, LoaderCall, ModuleFacts
 from seedlint.analysis.workers import reusable_function
-from seedlint.fixes.calls import set_loader_argument
-from seedlint.fixes.context import Change, FixContext, parse_statement
-from seedlint.fixes.locate import start, top_statement
+from seedlint.fixes.calls import fit_line, set_argument, set_loader_argument
+from seedlint.fixes.context import Change, FixContext, parse_expression, parse_statement
+from seedlint.fixes.locate import positional_index, start, top_statement
 
 _TEMPLATE_LOCALS = frozenset({"worker_id", "worker_seed", "dataset", "name", "value"})
 _REBUILT = frozenset({"numpy.random.default_rng", "numpy.random.Generator"})
@@ -18,11 +20,16 @@ _TORCH = frozenset({"torch.Generator"})
 
 
 def add_seed_worker(
-    ctx: FixContext, change: Change, loader: LoaderCall, copied: list[CopiedRng]
+    ctx: FixContext,
+    change: Change,
+    loader: LoaderCall,
+    copied: list[CopiedRng],
+    seeded_generator: bool = False,
 ) -> bool:
     """Record in ``change`` that ``loader`` passes ``worker_init_fn=`` a module-level function
     that reseeds each worker's streams (and ``copied``): an existing one that does, else a new
-    ``seed_worker``."""
+    ``seed_worker``; with ``seeded_generator``, also ``generator=`` a generator seeded from the
+    program's seed (it decides the workers' base seed), when the program names one there."""
     top = top_statement(ctx.facts.tree, loader.call)
     if top is None:
         return False
@@ -37,7 +44,29 @@ def add_seed_worker(
         name = ctx.names.free("seed_worker", loader.scope)
         code = seed_worker_code(ctx, change, name, anchor)
         change.insert_before(target, [parse_statement(code)], key=f"def {name}")
-    return set_loader_argument(ctx, change, loader, "worker_init_fn", name)
+    at = start(loader.call)
+    seed = ctx.seed(at, loader.scope) if seeded_generator else None
+    if seed is None or seed.origin != "program":
+        return set_loader_argument(ctx, change, loader, "worker_init_fn", name)
+    torch = ctx.module_name(change, "torch", loader.scope, at)
+    generator = f"{torch}.Generator().manual_seed({seed.text(torch)})"
+    arguments = (("worker_init_fn", name), ("generator", generator))
+    return set_loader_arguments(ctx, change, loader, arguments)
+
+
+def set_loader_arguments(
+    ctx: FixContext, change: Change, loader: LoaderCall, arguments: tuple[tuple[str, str], ...]
+) -> bool:
+    """Record in ``change`` that the loader call passes each ``name=value`` of ``arguments``
+    (one replacement of the call, so that the arguments do not clash)."""
+    node = ctx.node(loader.call, cst.Call)
+    if not isinstance(node, cst.Call):
+        return False
+    new = node
+    for name, value in arguments:
+        new = set_argument(new, name, parse_expression(value), positional_index(loader, name))
+    change.replace(node, fit_line(ctx, node, new))
+    return True
 
 
 def definition_place(tree: ast.Module, top: ast.stmt) -> ast.stmt:

@@ -36,7 +36,7 @@ from seedlint.project.summary import (
     Init,
     ModuleSummary,
     draws_name,
-    draws_words,
+    module_draws,
 )
 
 Node = tuple[str, str]  # (path, function key); key OPAQUE: a module known from its bytes only
@@ -51,6 +51,7 @@ _EXTERNAL_SEEDS: dict[str, str] = {
     **{q: CUDA for q in qualnames_of(frozenset({Seeding.CUDA_CURRENT}))},
     **{q: CUDA_ALL for q in qualnames_of(frozenset({Seeding.CUDA_ALL}))},
     **{q: TORCH for q in DEFAULT_SEED_FUNCTIONS},
+    **{q: TORCH for q in qualnames_of(frozenset({Seeding.CONFIG}))},
 }
 _SEEDING_WORDS = ("seed", "determinis", "reproduc")
 _DEVICE_STREAMS = frozenset({TORCH, CUDA, CUDA_ALL})
@@ -64,6 +65,7 @@ class Closure:
 
     seeds: frozenset[str]
     draws: bool
+    draw: str = ""  # where the first draw found is
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class Verdict:
     library: bool
     completed: bool
     entry: str
+    draw: str = ""  # the first draw the flagged program reaches
 
 
 @dataclass(frozen=True)
@@ -445,40 +448,47 @@ class ProjectIndex:
     def closure(self, start: Node) -> Closure:
         """What ``start`` and everything it calls in the project seed and draw. Seeding inside
         scoped code (state saved and restored, ``fork_rng``), and everything it calls, does not
-        count."""
+        count. ``draw``: where the first draw found is (the function that draws, or the module
+        read from its bytes, or the library call reached through a project module)."""
         cached = self._closures.get(start)
         if cached is not None:
             return cached
         seeds: set[str] = set()
-        draws = False
+        draw = ""
         seen: set[tuple[Node, bool]] = set()
-        stack: list[tuple[Node, bool]] = [(start, False)]
+        stack: list[tuple[Node, bool, Node]] = [(start, False, start)]
         while stack:
-            node, scoped = stack.pop()
+            node, scoped, caller = stack.pop()
             if (node, scoped) in seen:
                 continue
             seen.add((node, scoped))
             if node[1].startswith("!"):
-                draws = draws or node == DRAW
+                if node == DRAW and not draw:
+                    draw = self._describe(caller) + " (a library call that draws)"
                 if node[1].startswith("!seed:") and not scoped:
                     seeds.add(node[1][len("!seed:") :])
                 continue
             if node[1] == OPAQUE:
                 self.unread.add(node[0])
-                draws = draws or self.may_draw(node[0])
+                if not draw and self.may_draw(node[0]):
+                    draw = f"`{self.module_name(node[0])}` (its words)"
                 continue
             function = self.function(node)
             if function is None:
                 continue
-            draws = draws or function.draws
+            if function.draws and not draw:
+                draw = self._describe(node)
             inner = scoped or function.scoped
             if not inner and not function.worker:
                 seeds.update(seed.stream for seed in function.seeds)
             for callee in self.callees(node):
-                stack.append((callee, inner))
-        result = Closure(frozenset(seeds), draws)
+                stack.append((callee, inner, node))
+        result = Closure(frozenset(seeds), bool(draw), draw)
         self._closures[start] = result
         return result
+
+    def _describe(self, node: Node) -> str:
+        return f"`{self.module_name(node[0])}:{node[1] or '<module>'}`"
 
     def may_draw(self, path: str) -> bool:
         """Whether a module known from its bytes may draw torch randomness (read from the
@@ -492,7 +502,7 @@ class ProjectIndex:
         if found is None:
             try:
                 with open(path, "rb") as handle:
-                    found = draws_words(handle.read())
+                    found = module_draws(handle.read(), path)
             except OSError:
                 found = False
             self._draws[path] = found
@@ -893,7 +903,7 @@ class ProjectIndex:
                 return None
             entry, case = flagged
             where = f"{self.module_name(entry[0])}:{entry[1] or '<module>'}"
-            return Verdict(key, case, False, completed, where)
+            return Verdict(key, case, False, completed, where, self.closure(entry).draw)
         # Library code: only a seeding helper, when its callers do not complete it.
         name = key.rsplit(".", 1)[-1].lower()
         own = self.closure(node)
@@ -912,7 +922,7 @@ class ProjectIndex:
             return None
         completed = any(TORCH in self.closure(root).seeds for root in others)
         case = "cuda-only" if cuda else "unseeded-torch"
-        return Verdict(key, case, True, completed, "")
+        return Verdict(key, case, True, completed, "", own.draw)
 
 
 def needs_project(summary: Optional[ModuleSummary]) -> bool:

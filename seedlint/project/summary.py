@@ -37,6 +37,7 @@ _STREAM = {
     Seeding.NUMPY: NUMPY,
     Seeding.TORCH: TORCH,
     Seeding.HELPER: TORCH,  # seed_everything and the like seed torch (and the rest)
+    Seeding.CONFIG: TORCH,  # a configuration loader that seeds as its file says
     Seeding.CUDA_CURRENT: CUDA,
     Seeding.CUDA_ALL: CUDA_ALL,
 }
@@ -297,6 +298,24 @@ def draws_words(raw: bytes) -> bool:
     """Whether a module summarised from its bytes may draw torch randomness: it has a word
     of module construction, sampling or dropout."""
     return any(word in raw for word in _DRAW_WORDS)
+
+
+def module_draws(raw: bytes, path: str = "") -> bool:
+    """Whether a module summarised from its bytes draws torch randomness: it has a word of
+    one (:func:`draws_words`) and, parsed, a function (or its top level) that draws. A word
+    alone (`nn.`, `rand` in `operand`) is no draw; a module that does not parse is judged by
+    its words."""
+    if not draws_words(raw):
+        return False
+    try:
+        tree = ast.parse(raw, filename=path or "<unknown>")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    facts = ModuleFacts(tree, path=path)
+    try:
+        return any(function.draws for function in summarize(facts).functions.values())
+    finally:
+        facts.release()
 
 
 def module_keys(facts: ModuleFacts) -> dict[int, str]:
@@ -668,6 +687,18 @@ class _Summarizer:
                     key = self.keys.get(id(meaning))
                     if key is not None:
                         found.add(key)
+        # A callable class in the shape of a worker_init_fn (`WorkerInit(seed)` passed on):
+        # `__call__(self, worker_id)`, or a `__call__` of a class named for the workers.
+        for cls, _ in self.facts.builder.classes:
+            for item in cls.body:
+                if isinstance(item, ast.FunctionDef) and item.name == "__call__":
+                    params = [a.arg for a in item.args.args[1:]]
+                    if params == ["worker_id"] or (
+                        len(params) == 1 and "worker" in cls.name.lower()
+                    ):
+                        key = self.keys.get(id(item))
+                        if key is not None:
+                            found.add(key)
         return found
 
     def _test_like(self, node: FunctionNode) -> bool:
@@ -810,8 +841,9 @@ def _deterministic(facts: ModuleFacts, call: ast.Call, scope: Scope) -> bool:
     if isinstance(argument, ast.Constant) and argument.value is None:
         return False
     values = [argument]
-    if isinstance(argument, ast.Name):  # `seed = default_generator.seed()` just before
-        bindings = lookup(argument.id, scope) or []
+    # `seed = default_generator.seed()` just before (also under a conversion: `str(seed)`)
+    for used in [n for n in ast.walk(argument) if isinstance(n, ast.Name)][:4]:
+        bindings = lookup(used.id, scope) or []
         values.extend(b.value for b in bindings if b.kind == "assign" and b.value is not None)
     for value in values:
         for node in ast.walk(value):

@@ -21,7 +21,7 @@ from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.generators import UNSEEDED_MESSAGE, seeding_title
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, refusal, start
-from seedlint.fixes.seeds import choose_seed
+from seedlint.fixes.seeds import Seed, choose_seed
 from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
 from seedlint.project.loaders import ProjectLoaders
 from seedlint.project.summary import builder_parameters
@@ -160,9 +160,13 @@ number of draws before the loader) and stays random in an unseeded run. A litera
 setting, default 0) is written only in a script (a module with a `__main__` guard or code at its
 top level): when `fix-seed` is set, or in the entry-point code of a script that seeds nothing at
 all. Library code never gets a literal: every user of the library would get one fixed order.
-`torch` is written under the name the module binds to it; `import torch` is added when the
-name is not bound, and `import torch as torch_` (a free name) when `torch` means something
-else.
+Elsewhere in a script that seeds nothing at all (a loader built in a class or a helper), where
+`torch.initial_seed()` would be random, the fix is **unsafe**: it adds `SEED = 0` (the
+`fix-seed` value) after the module's imports and passes
+`generator=torch.Generator().manual_seed(SEED)`; without `--unsafe-fixes` the finding stays and
+the run exits 1. `torch` is written under the name the module binds to it; `import torch` is
+added when the name is not bound, and `import torch as torch_` (a free name) when `torch` means
+something else.
 
 The fix only adds seeding, so it is **safe**; it is **unsafe** for a loader class of this module
 with an `__init__` of its own, which may not accept `generator`. It changes which order the loader
@@ -274,7 +278,13 @@ there is no fix at the loader (the message names the caller).
         applicability = loader_argument_fix(facts, violation.node, "generator", loader)
         if applicability is None:
             return None
-        value = _generator(facts, loader.scope, start(loader.call), options)
+        value, seed = _generator(facts, loader.scope, start(loader.call), options)
+        if seed.constant is not None:  # the program seeds nothing: its run stays random
+            return FixInfo(
+                Applicability.UNSAFE,
+                f"Pass `generator={value}` and add `{seed.constant}` where the program starts "
+                "(it seeds nothing)",
+            )
         return FixInfo(applicability, f"Pass `generator={value}`")
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
@@ -290,7 +300,7 @@ there is no fix at the loader (the message names the caller).
         change = Change()
         at = start(loader.call)
         torch = ctx.module_name(change, "torch", loader.scope, at)
-        seed = ctx.seed(at, loader.scope).text(torch)
+        seed = ctx.seed(at, loader.scope, change).text(torch)
         value = f"{torch}.Generator().manual_seed({seed})"
         return change if set_loader_argument(ctx, change, loader, "generator", value) else None
 
@@ -323,11 +333,13 @@ def _replaces_shuffling(value: Value) -> bool:
     return not value.may(lambda option: option is not OBJECT and not is_truthy(option))
 
 
-def _generator(facts: ModuleFacts, scope: Scope, at: tuple[int, int], options: FixOptions) -> str:
-    """The generator expression the fix writes (the title names it)."""
+def _generator(
+    facts: ModuleFacts, scope: Scope, at: tuple[int, int], options: FixOptions
+) -> tuple[str, Seed]:
+    """The generator expression the fix writes (the title names it), and its seed."""
     torch, _ = Names(facts).module("torch", scope, at, set())
-    seed = choose_seed(facts, at, scope, options).text(torch)
-    return f"{torch}.Generator().manual_seed({seed})"
+    seed = choose_seed(facts, at, scope, options, new_constant=True)
+    return f"{torch}.Generator().manual_seed({seed.text(torch)})", seed
 
 
 def _iterable_dataset(facts: ModuleFacts, loader: LoaderCall) -> bool:

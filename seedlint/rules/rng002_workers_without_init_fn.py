@@ -7,17 +7,24 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
-from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+from seedlint.analysis.facts import AnalysisOptions, LoaderCall, ModuleFacts
+from seedlint.analysis.values import is_none_or_absent
 from seedlint.analysis.workers import (
+    FrameworkSeeding,
     copied_by,
+    framework_seeding,
+    handed_to_lightning,
+    installs_worker_seeding,
     lacks_init_fn,
     may_have_workers,
     reusable_function,
+    uses_framework,
     workers_origin,
 )
-from seedlint.core import FixAvailability
+from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.imports import Names
-from seedlint.fixes.locate import loader_argument_fix, refusal, top_statement
+from seedlint.fixes.locate import loader_argument_fix, refusal, start, top_statement
+from seedlint.fixes.seeds import choose_seed
 from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
 from seedlint.project.loaders import ProjectLoaders
 from seedlint.project.summary import builder_parameters
@@ -39,9 +46,15 @@ class WorkersWithoutInitFnViolation(Violation):
     no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
     caller: Optional[str] = None  # the project's call that gives the loader workers
     origin: Optional[str] = None  # where the hazardous value comes from, when not at the call
+    framework: Optional[str] = None  # its seeder is called without asking for worker seeding
 
     @property
     def message(self) -> str:
+        if self.framework is not None:
+            return (
+                f"DataLoader with workers and no `worker_init_fn`: {self.framework} seeds workers "
+                "only with `workers=True`"
+            )
         for parts in ((self.caller, self.origin, self.no_fix), (self.caller, self.no_fix)):
             shown = [part for part in parts if part]
             if not shown:
@@ -83,6 +96,18 @@ its parameters is reported when a call of it in the project gives the loader wor
 `worker_init_fn`; the message names that call: `(num_workers=4 from `train.py:12`)`. No caller
 found: no finding.
 
+Never reported where something else already seeds the workers (the library table,
+`seedlint/analysis/libraries.py`, which cites each library's source): a loader class that installs
+its own `worker_init_fn` when none is passed (MONAI's `DataLoader`, or a class listed in
+`worker-seeding-loaders`); a module that calls Lightning's `seed_everything(..., workers=True)`
+(the Trainer and Fabric then install `pl_worker_init_function`, which also mixes in the rank, in
+every loader whose `worker_init_fn` is None); and, where only Lightning's option decides, a module
+that imports Lightning without calling `seed_everything`, or a loader built in a class with
+Lightning's data hooks (`train_dataloader`, ...). A module that calls `seed_everything` without
+`workers=True` is reported, and its message says that Lightning seeds the workers only with
+`workers=True`. PyG's loaders and torchdata's `StatefulDataLoader` are
+checked as DataLoaders; litdata's `StreamingDataLoader` is not (its dataset seeds its order).
+
 ## Why is this bad?
 It is often harmless, and the message says no more than is true: since PyTorch 1.9 every worker
 already seeds `random`, `torch` and the legacy `np.random` from the loader's
@@ -110,6 +135,18 @@ def seed_worker(worker_id):
     numpy.random.seed(worker_seed)
 ```
 
+Where the loader has no `generator` and the program names a seed there (`args.seed`, a
+`seed` parameter, `self.seed`, an earlier `torch.manual_seed(X)`), the fix also passes
+`generator=torch.Generator().manual_seed(SEED)`, the recipe's other half: the generator draws the
+workers' base seed (and the order of a shuffling loader), so the workers follow the program's seed
+whatever else draws from the global generator before the loader is iterated. With no seed in
+reach it passes no generator: `torch.initial_seed()` would give what the global generator already
+gives, and a literal would be a seed the program never chose.
+
+In a module that uses Lightning and calls `seed_everything` without `workers=`, the fix passes
+`workers=True` to that call instead (Lightning's own worker seeding, never replaced by a
+`worker_init_fn`); an explicit `workers=False` is the user's choice: no fix.
+
 It is the PyTorch reproducibility notes' `seed_worker` (in a worker, `torch.initial_seed()` is
 the loader's `base_seed + worker_id`; numpy needs it reduced to 32 bits). Where the module's
 datasets hold RNG objects (RNG005), the function also reseeds them from
@@ -134,12 +171,16 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
 
 ## Options
 - `dataloader-classes`: more loader classes (qualified names) to check.
+- `worker-seeding-loaders`: loader classes that install their own `worker_init_fn`.
 
 ## References
 - PyTorch, Reproducibility notes, "DataLoader" (`seed_worker`, `worker_init_fn`, `generator`).
 - PyTorch, `torch.utils.data` documentation, "Randomness in multi-process data loading".
 - PyTorch source, `torch/utils/data/_utils/worker.py` (`_worker_loop` seeding); numpy seeding in
   workers since PyTorch 1.9 (pytorch/pytorch#56488).
+- Lightning 2.6.6, `lightning_fabric/utilities/seed.py` (`seed_everything`, `workers`,
+  `pl_worker_init_function`) and `lightning_fabric/utilities/data.py` (`_auto_add_worker_init_fn`);
+  MONAI, `monai/data/dataloader.py` (its `worker_init_fn` default).
 """
 
     valid = (
@@ -179,8 +220,24 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         project = ProjectLoaders.of(facts)
-        for loader in [*facts.dataloader_calls, *project.loader_calls()]:
+        loaders = [*facts.dataloader_calls, *project.loader_calls()]
+        if not loaders:
+            return
+        seeding = framework_seeding(facts)
+        if any(s.workers for s in seeding):
+            return  # the framework installs its worker seeding in the loaders it is given
+        framework = uses_framework(facts, seeding)
+        if framework is not None and not seeding:
+            return  # the framework's option, `seed_everything(..., workers=True)`, decides
+        for loader in loaders:
+            if installs_worker_seeding(facts, loader):
+                continue  # the loader class installs its own worker_init_fn
+            if framework is None and handed_to_lightning(facts, loader):
+                continue  # Lightning's hook: its `seed_everything(..., workers=True)` decides
             if may_have_workers(loader) and lacks_init_fn(loader):
+                if framework is not None:
+                    yield WorkersWithoutInitFnViolation(loader.call, framework=framework)
+                    continue
                 reason = refusal(facts, loader, "worker_init_fn")
                 origin = workers_origin(loader)
                 yield WorkersWithoutInitFnViolation(loader.call, reason, origin=origin)
@@ -200,6 +257,15 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         loader = ProjectLoaders.of(facts).find(violation.node)
         if loader is None:
             return None
+        if isinstance(violation, WorkersWithoutInitFnViolation) and violation.framework:
+            seeders = _framework_fixable(facts)
+            if not seeders:
+                return None  # `workers=` is the user's choice: never replaced
+            return FixInfo(
+                Applicability.SAFE,
+                f"Pass `workers=True` to `{_callee(seeders[0].call)}`: {violation.framework} "
+                "then seeds each worker (with the rank mixed in)",
+            )
         if (
             isinstance(violation, WorkersWithoutInitFnViolation)
             and violation.caller is not None
@@ -210,9 +276,11 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         top = top_statement(facts.tree, violation.node)
         if applicability is None or loader is None or top is None:
             return None
+        generator = _generator(facts, loader, options)
+        also = f", with `generator={generator}`" if generator else ""
         existing = reusable_function(facts, loader, copied_by(facts, loader), top)
         if existing is not None:
-            return FixInfo(applicability, f"Pass `worker_init_fn={existing.name}`")
+            return FixInfo(applicability, f"Pass `worker_init_fn={existing.name}`{also}")
         name = Names(facts).free("seed_worker", loader.scope)
         streams = ["`random`"]
         if facts.resolver.imports_module("numpy"):
@@ -225,10 +293,11 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         return FixInfo(
             applicability,
             f"Pass `worker_init_fn={name}`, a new module-level function that reseeds each "
-            f"worker's {described}",
+            f"worker's {described}{also}",
         )
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
+        from seedlint.fixes.calls import set_call_argument
         from seedlint.fixes.context import Change
         from seedlint.fixes.workers import add_seed_worker
 
@@ -236,6 +305,51 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         if loader is None:
             return None
         change = Change()
-        if not add_seed_worker(ctx, change, loader, copied_by(ctx.facts, loader)):
+        if isinstance(violation, WorkersWithoutInitFnViolation) and violation.framework:
+            seeders = _framework_fixable(ctx.facts)
+            if not seeders:
+                return None
+            for seeding in seeders:
+                if not set_call_argument(ctx, change, seeding.call, "workers", "True"):
+                    return None
+            return change
+        seeded = _generator(ctx.facts, loader, ctx.options) is not None
+        if not add_seed_worker(ctx, change, loader, copied_by(ctx.facts, loader), seeded):
             return None
         return change
+
+
+def _framework_fixable(facts: ModuleFacts) -> list[FrameworkSeeding]:
+    """The framework seeders of the module a fix may pass ``workers=True`` to: none when one
+    passes ``workers`` already (a value the user chose is never replaced)."""
+    seeding = framework_seeding(facts)
+    for found in seeding:
+        if len(found.call.args) > 1 or any(
+            k.arg in (found.seeder.workers, None) for k in found.call.keywords
+        ):
+            return []
+    return seeding
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "the seeder")
+
+
+def _generator(facts: ModuleFacts, loader: LoaderCall, options: FixOptions) -> Optional[str]:
+    """The seeded ``generator=`` a fix adds beside the ``worker_init_fn`` (it decides the
+    workers' base seed): where the loader has none and the program names a seed there (or
+    the `fix-seed` literal may go); None otherwise (``torch.initial_seed()`` would add nothing
+    the global generator does not already give)."""
+    if not loader.args["generator"].known_may(is_none_or_absent):
+        return None
+    if loader.argument("generator") is not None or "generator" in builder_parameters(facts, loader):
+        return None
+    if loader_argument_fix(facts, loader.call, "generator", loader) is None:
+        return None
+    at = start(loader.call)
+    seed = choose_seed(facts, at, loader.scope, options)
+    if seed.origin != "program":
+        return None
+    torch, _ = Names(facts).module("torch", loader.scope, at, set())
+    return f"{torch}.Generator().manual_seed({seed.text(torch)})"

@@ -59,6 +59,8 @@ class SeedBlock:
     library: bool = False  # a seeding helper no program reaches
     completed: bool = False  # some program reaching it seeds torch elsewhere: the fix is unsafe
     entry: str = ""  # the program flagged ("module:function")
+    through: str = ""  # a device abstraction's seeding call (`get_accelerator().manual_seed`)
+    draw: str = ""  # where the flagged program first draws from torch
 
 
 @dataclass(frozen=True)
@@ -101,9 +103,23 @@ its first seeding call. Never flagged: scoped seeding (state saved and restored,
 `torch.random.fork_rng`, a context manager that saves, seeds, yields and restores, a CUDA
 RNG-state tracker), seeding inside a DataLoader's `worker_init_fn`, seeds read from the clock or
 the OS (`np.random.seed(int(time.time()))`, `random.seed()`), and programs that draw no torch
-randomness. A program that calls `torch.manual_seed` or a seeding helper from `seed-functions`
-(Lightning's `seed_everything`, `transformers.set_seed`, `accelerate.utils.set_seed`) anywhere
-is complete: `torch.manual_seed` already seeds every CUDA device.
+randomness. A program that calls `torch.manual_seed` or a seeding helper anywhere is complete:
+`torch.manual_seed` already seeds every CUDA device. The helpers are those of the library table
+(`seedlint/analysis/libraries.py`, each checked against the library's source: Lightning's
+`seed_everything`, transformers' `set_seed` and `enable_full_determinism`, accelerate's
+`set_seed`, MONAI's `set_determinism`, mmengine's `set_random_seed`, ignite's `manual_seed`,
+detectron2's `seed_all_rng`, DeepSpeed's `set_random_seed`, speechbrain's `seed_everything`, and
+hyperpyyaml's `load_hyperpyyaml`, whose recipes seed with `!apply:torch.manual_seed`) and those
+listed in `seed-functions`. DeepSpeed's `get_accelerator().manual_seed` and `manual_seed_all`
+are `torch.cuda.manual_seed[_all]` on a CUDA machine: they count as CUDA seeding (case b), and
+the message names them.
+
+A program draws torch randomness when its own code or a function it reaches does (a call of
+`torch.rand*`, dropout, a module built with random init, `random_split`, a sampler, a shuffling
+loader, `.normal_()` and the like). A module of the project that the index read only from its
+bytes is parsed when a program reaches it and its words suggest a draw: it draws only if one of
+its functions does (importing torch, or a word like `nn.` or `rand`, is no draw). The message
+names the first draw found (`(it draws in `Trainer.__init__`)`) when it fits.
 
 ## Why is this bad?
 `torch.manual_seed(seed)` seeds the CPU generator **and** every CUDA device (and MPS, XPU, MTIA),
@@ -130,7 +146,8 @@ which is its purpose. It is **unsafe** when another program that reaches the sam
 seeds torch elsewhere: the added call reseeds torch for that program too.
 
 ## Options
-- `seed-functions`: more helpers that seed everything (qualified names).
+- `seed-functions`: more helpers that seed everything (qualified names), besides the library
+  table's.
 - `fix-seed`: the literal seed a fix writes when the program names none (scripts only, unless set).
 
 ## References
@@ -349,7 +366,28 @@ def _block(
         kinds = {c.kind for c in calls}
         if Seeding.CUDA_ALL not in kinds and _multi_device(facts):
             case = "current-device-only"
-    return SeedBlock(owner, tuple(calls), case, verdict.library, verdict.completed, verdict.entry)
+    through = next((_accelerator_text(c.call) for c in calls if _accelerator_text(c.call)), "")
+    return SeedBlock(
+        owner,
+        tuple(calls),
+        case,
+        verdict.library,
+        verdict.completed,
+        verdict.entry,
+        through,
+        verdict.draw,
+    )
+
+
+def _accelerator_text(call: ast.Call) -> str:
+    """``get_accelerator().manual_seed`` for a device abstraction's seeding call (the library
+    table's accelerators), else ``""``."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+        inner = func.value.func
+        name = inner.attr if isinstance(inner, ast.Attribute) else getattr(inner, "id", "")
+        return f"{name}().{func.attr}"
+    return ""
 
 
 def _message(block: SeedBlock) -> str:
@@ -357,13 +395,31 @@ def _message(block: SeedBlock) -> str:
         seeded = " and ".join(sorted({_stream(c.kind) for c in block.calls}))
         if block.library:
             return f"Seeding helper seeds {seeded} but not torch: add `torch.manual_seed`"
-        return f"This program seeds {seeded} but never torch: add `torch.manual_seed`"
+        base = f"This program seeds {seeded} but never torch"
+        where = _short_draw(block.draw)
+        if where:
+            named = f"{base} (it draws in `{where}`): add `torch.manual_seed`"
+            if len(named) <= 100:
+                return named
+        return f"{base}: add `torch.manual_seed`"
     if block.case == "current-device-only":
         return (
             "`torch.cuda.manual_seed` seeds one GPU of several and not the CPU: "
             "use `torch.manual_seed`"
         )
+    if block.through:  # `torch.cuda.manual_seed[_all]` on a CUDA machine (the library table)
+        return f"torch seeded only through `{block.through}` (CUDA only): use `torch.manual_seed`"
     return "torch seeded only through `torch.cuda` (not the CPU generator): use `torch.manual_seed`"
+
+
+def _short_draw(draw: str) -> str:
+    """The first draw as a message names it: the function (``Trainer.__init__``), or the
+    module's last name for a module's top level or one read from its bytes."""
+    text = draw.split("`")[1] if draw.count("`") >= 2 else ""
+    module, _, key = text.partition(":")
+    if key and key != "<module>":
+        return key
+    return module.rsplit(".", 1)[-1]
 
 
 def _stream(kind: Seeding) -> str:

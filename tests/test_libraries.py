@@ -1,0 +1,201 @@
+"""The library table (``seedlint/analysis/libraries.py``): every entry cites its source, and each
+one changes what RNG002 and RNG004 say as the library's code does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from seedlint.analysis.libraries import (
+    ACCELERATOR_SEEDERS,
+    LOADER_CLASSES,
+    SEEDERS,
+    Seeder,
+)
+from seedlint.config import Settings, SettingsResolver
+from seedlint.engine.check import check_text
+from seedlint.engine.fix import fix_bytes
+
+RNG002 = Settings(select=("RNG002",))
+RNG004 = Settings(select=("RNG004",))
+
+
+def _codes(text: str, settings: Settings) -> list[tuple[int, str]]:
+    return [(f.row, f.code) for f in check_text(text, "x.py", settings).findings]
+
+
+def _import(qualname: str) -> tuple[str, str]:
+    """``from a.b import c`` and the name to call, for a qualified name."""
+    module, _, name = qualname.rpartition(".")
+    return f"from {module} import {name}\n", name
+
+
+ENTRIES = [*SEEDERS, *ACCELERATOR_SEEDERS, *LOADER_CLASSES]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: type(e).__name__ + ":" + _first(e))
+def test_every_entry_cites_a_file_and_a_version(entry: object) -> None:
+    source = getattr(entry, "source", "")
+    assert ".py" in source, source  # the file read
+    assert any(ch.isdigit() for ch in source.split(":", 1)[0]), source  # its version or commit
+
+
+def _first(entry: object) -> str:
+    names = getattr(entry, "names", None) or getattr(entry, "factories", ())
+    return str(names[0])
+
+
+# -- seeders: a program that calls one seeds torch (RNG004 stays silent) ---------------------
+SEEDING_NAMES = [(s, name) for s in SEEDERS for name in s.names]
+
+
+@pytest.mark.parametrize(
+    ("seeder", "qualname"), SEEDING_NAMES, ids=[name for _, name in SEEDING_NAMES]
+)
+def test_a_seeder_seeds_torch(seeder: Seeder, qualname: str) -> None:
+    line, name = _import(qualname)
+    body = (
+        "import random\n\nimport torch\n" + line + "\n\ndef main():\n    random.seed(0)\n"
+        "    {call}\n    return torch.nn.Linear(2, 2)\n\n\nif __name__ == '__main__':\n"
+        "    main()\n"
+    )
+    argument = "open('hparams.yaml')" if not seeder.seed_argument else "0"
+    assert _codes(body.format(call=f"{name}({argument})"), RNG004) == []
+    # Without it the program seeds `random` only: the finding the seeder silences.
+    assert _codes(body.format(call="pass"), RNG004) == [(8, "RNG004")]
+
+
+def test_a_configuration_seeder_is_never_a_fix_s_seed() -> None:
+    text = (
+        "import random\n\nimport torch\nfrom hyperpyyaml import load_hyperpyyaml\n"
+        "from torch.utils.data import DataLoader\n\n\ndef main(path):\n"
+        "    hparams = load_hyperpyyaml(path)\n"
+        "    return DataLoader(range(8), shuffle=True)\n"
+    )
+    fixed = fix_bytes(text.encode(), "x.py", Settings(select=("RNG001",)), False)
+    assert b"manual_seed(path)" not in fixed.new_raw
+
+
+# -- DeepSpeed's accelerator: CUDA only on a GPU machine ---------------------------------------
+@pytest.mark.parametrize("method", ["manual_seed", "manual_seed_all"])
+def test_accelerator_seeding_leaves_the_cpu_generator_unseeded(method: str) -> None:
+    text = (
+        "import random\n\nimport torch\nfrom deepspeed.accelerator import get_accelerator\n\n\n"
+        f"def main():\n    random.seed(1)\n    get_accelerator().{method}(1)\n"
+        "    return torch.nn.Linear(2, 2)\n\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    (finding,) = check_text(text, "x.py", RNG004).findings
+    assert finding.row == 9
+    assert f"`get_accelerator().{method}`" in finding.message
+    assert "(CUDA only)" in finding.message and len(finding.message) <= 100
+    fixed = fix_bytes(text.encode(), "x.py", RNG004, False).new_raw.decode()
+    assert f"get_accelerator().{method}(1)\n    torch.manual_seed(1)\n" in fixed
+
+
+def test_accelerator_seeding_beside_torch_manual_seed_is_complete() -> None:
+    text = (
+        "import torch\nfrom deepspeed.accelerator import get_accelerator\n\n"
+        "torch.manual_seed(1)\nget_accelerator().manual_seed_all(1)\n"
+        "model = torch.nn.Linear(2, 2)\n"
+    )
+    assert _codes(text, RNG004) == []
+
+
+# -- loader classes ----------------------------------------------------------------------------
+WORKER_SEEDING = [n for e in LOADER_CLASSES if e.worker_seeding for n in e.names]
+CHECKED_PLAIN = [n for e in LOADER_CLASSES if e.checked and not e.worker_seeding for n in e.names]
+NOT_CHECKED = [n for e in LOADER_CLASSES if not e.checked for n in e.names]
+
+
+def _loader(qualname: str, arguments: str = "num_workers=4") -> str:
+    line, name = _import(qualname)
+    return f"import torch\n{line}\ntorch.manual_seed(0)\nloader = {name}(range(8), {arguments})\n"
+
+
+@pytest.mark.parametrize("qualname", WORKER_SEEDING)
+def test_a_loader_class_that_installs_worker_seeding_is_not_reported(qualname: str) -> None:
+    assert _codes(_loader(qualname), RNG002) == []
+    # An explicit `worker_init_fn=None` replaces the class's own: reported.
+    assert _codes(_loader(qualname, "num_workers=4, worker_init_fn=None"), RNG002) == [
+        (5, "RNG002")
+    ]
+
+
+@pytest.mark.parametrize("qualname", CHECKED_PLAIN)
+def test_a_loader_class_with_torch_s_semantics_is_checked(qualname: str) -> None:
+    assert _codes(_loader(qualname), RNG002) == [(5, "RNG002")]
+    shuffled = check_text(_loader(qualname, "shuffle=True"), "x.py", Settings(select=("RNG001",)))
+    assert [f.code for f in shuffled.findings] == ["RNG001"]
+
+
+@pytest.mark.parametrize("qualname", NOT_CHECKED)
+def test_a_loader_class_that_seeds_its_own_order_is_not_checked(qualname: str) -> None:
+    text = _loader(qualname, "num_workers=4, shuffle=True")
+    assert _codes(text, Settings(select=("RNG001", "RNG002"))) == []
+
+
+def test_users_add_worker_seeding_loaders(tmp_path: Path) -> None:
+    text = (
+        "import torch\nfrom mylib.data import FastLoader\n\ntorch.manual_seed(0)\n"
+        "loader = FastLoader(range(8), num_workers=4)\n"
+    )
+    classes = ("mylib.data.FastLoader",)
+    assert _codes(text, Settings(select=("RNG002",), dataloader_classes=classes)) == [(5, "RNG002")]
+    both = Settings(select=("RNG002",), dataloader_classes=classes, worker_seeding_loaders=classes)
+    assert _codes(text, both) == []
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.seedlint]\ndataloader-classes = ["mylib.data.FastLoader"]\n'
+        'worker-seeding-loaders = ["mylib.data.FastLoader"]\n'
+    )
+    settings = SettingsResolver({}).for_path(tmp_path / "x.py")
+    assert settings.worker_seeding_loaders == classes
+
+
+# -- Lightning: `seed_everything(..., workers=True)` installs the worker seeding ---------------
+LIGHTNING = "import lightning as L\nfrom torch.utils.data import DataLoader\n\n"
+
+
+def test_seed_everything_with_workers_silences_rng002() -> None:
+    text = (
+        LIGHTNING
+        + "L.seed_everything(42, workers=True)\nloader = DataLoader(range(8), num_workers=4)\n"
+    )
+    assert _codes(text, RNG002) == []
+
+
+def test_seed_everything_without_workers_is_fixed_by_the_framework_s_option() -> None:
+    text = LIGHTNING + "L.seed_everything(42)\nloader = DataLoader(range(8), num_workers=4)\n"
+    (finding,) = check_text(text, "x.py", RNG002).findings
+    assert "workers=True" in finding.message
+    fixed = fix_bytes(text.encode(), "x.py", RNG002, False)
+    assert fixed.new_raw.decode() == text.replace("(42)", "(42, workers=True)")
+    assert b"worker_init_fn" not in fixed.new_raw  # Lightning's own seeding is never replaced
+
+
+def test_an_explicit_workers_false_is_the_user_s_choice() -> None:
+    text = LIGHTNING + "L.seed_everything(42, workers=False)\nDataLoader(range(8), num_workers=4)\n"
+    (finding,) = check_text(text, "x.py", RNG002).findings
+    assert finding.fix is None
+
+
+def test_a_lightning_data_hook_is_left_to_the_framework() -> None:
+    text = (
+        "from torch.utils.data import DataLoader\nfrom base import DataModule\n\n\n"
+        "class Data(DataModule):\n    def train_dataloader(self):\n"
+        "        return self._loader()\n\n"
+        "    def _loader(self):\n        return DataLoader(range(8), num_workers=4)\n"
+    )
+    assert _codes(text, RNG002) == []
+    plain = text.replace("train_dataloader", "loaders")
+    assert _codes(plain, RNG002) == [(10, "RNG002")]
+
+
+def test_a_callable_worker_init_object_runs_in_the_workers() -> None:
+    text = (
+        "import random\n\nimport numpy as np\nimport torch\n\n\nclass WorkerInitObj:\n"
+        "    def __init__(self, seed):\n        self.seed = seed\n\n"
+        "    def __call__(self, id):\n        np.random.seed(self.seed + id)\n"
+        "        random.seed(self.seed + id)\n"
+    )
+    assert _codes(text, RNG004) == []

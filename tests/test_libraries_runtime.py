@@ -1,0 +1,67 @@
+"""Issue 29's fixes at run time, with real PyTorch (CPU) and Lightning where it is installed:
+each fixed script runs twice, in fresh processes, and the runs must repeat."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.test_fix_runtime import run_scripts, seedlint
+
+torch = pytest.importorskip("torch", reason="the runtime tests need PyTorch (pip install torch)")
+
+SCRIPTS = Path(__file__).parent / "fixtures" / "runtime"
+
+
+def copy(tmp_path: Path, *names: str) -> list[Path]:
+    for name in names:
+        shutil.copy(SCRIPTS / name, tmp_path / name)
+    return [tmp_path / name for name in names]
+
+
+def test_a_program_with_no_seed_is_fixed_only_by_an_unsafe_fix_that_adds_one(
+    tmp_path: Path,
+) -> None:
+    (script,) = copy(tmp_path, "unseeded_class_loader.py")
+    before = script.read_bytes()
+    first, second = run_scripts(script, script)
+    assert first != second  # nothing seeds torch: the order differs from run to run
+    result = seedlint("--fix", script.name, cwd=tmp_path)
+    assert result.returncode == 1  # the finding stays: the run is still random
+    assert "--unsafe-fixes" in result.stdout + result.stderr
+    assert script.read_bytes() == before  # no fix that seeds from torch.initial_seed()
+    result = seedlint("--fix", "--unsafe-fixes", script.name, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = script.read_text()
+    assert "SEED = 0" in text and "manual_seed(SEED)" in text
+    first, second = run_scripts(script, script)
+    assert first == second
+    assert sorted(i for batch in json.loads(first) for i in batch) == sorted(list(range(16)) * 2)
+
+
+def test_the_rng002_fix_makes_the_workers_follow_the_program_s_seed(tmp_path: Path) -> None:
+    a, b = copy(tmp_path, "worker_base_seed_a.py", "worker_base_seed_b.py")
+    draws_a, draws_b = run_scripts(a, b)
+    assert draws_a != draws_b  # one more global draw moves every worker's base seed
+    result = seedlint("--fix", "--select", "RNG002", a.name, b.name, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "generator=torch.Generator().manual_seed(args.seed)" in a.read_text()
+    assert "worker_init_fn=seed_worker" in a.read_text()
+    draws_a, draws_b = run_scripts(a, b)
+    assert draws_a == draws_b
+
+
+def test_lightning_seeds_the_workers_after_the_fix(tmp_path: Path) -> None:
+    pytest.importorskip("lightning", reason="the Lightning case needs lightning installed")
+    (script,) = copy(tmp_path, "lightning_workers.py")
+    result = seedlint("--fix", "--select", "RNG002", script.name, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = script.read_text()
+    assert "seed_everything(7, verbose=False, workers=True)" in text
+    assert "worker_init_fn=" not in text  # Lightning's own worker seeding, never replaced
+    first, second = run_scripts(script, script)
+    assert first == second
+    assert json.loads(first)["worker_init_fn"] == "pl_worker_init_function"
