@@ -1,0 +1,79 @@
+"""The rules and the analysis, at the edges the machine-made mutants found untested (issue 31).
+
+``tests/fixtures/mutation/*.py`` are rule fixtures as ``tests/fixtures/RNG00N/`` are: a line
+ending in ``# error: RNG00N`` expects that finding there, every other line none. Each is checked
+by ``check_text`` and by the command line over the whole folder. ``FIXES`` are fix cases: the
+text a real ``--fix`` (``--unsafe-fixes`` where the case says) writes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from seedlint import cli
+from seedlint.engine.check import check_text
+from tests.fixtures_support import expected_findings, fixture_settings
+
+FOLDER = Path(__file__).parent / "fixtures" / "mutation"
+CASES = sorted(FOLDER.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)
+def test_mutation_fixture_findings(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    found = check_text(text, str(path), fixture_settings(text, FOLDER)).findings
+    assert sorted((f.row, f.code) for f in found) == expected_findings(text)
+    assert expected_findings(text) or "no finding" in text.lower()
+
+
+def test_mutation_fixtures_through_the_command_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(FOLDER)
+    capsys.readouterr()
+    code = cli.main(
+        ["check", "--isolated", "--no-cache", "--output-format", "json", *(p.name for p in CASES)]
+    )
+    found = sorted(
+        (f["filename"], f["location"]["row"], f["code"])
+        for f in json.loads(capsys.readouterr().out)
+    )
+    expected = sorted(
+        (str(p), row, code) for p in CASES for row, code in expected_findings(p.read_text())
+    )
+    assert [(Path(name).name, row, c) for name, row, c in found] == [
+        (Path(name).name, row, c) for name, row, c in expected
+    ]
+    assert code == 1
+
+
+# (name, before, after, the options)
+FIXES = [
+    (
+        "rng004 reuses the last seeding call's literal",
+        "import random\n\nimport torch\n\nrandom.seed(1234)\nx = torch.rand(3)\n",
+        "import random\n\nimport torch\n\nrandom.seed(1234)\ntorch.manual_seed(1234)\n"
+        "x = torch.rand(3)\n",
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "options"), [case[1:] for case in FIXES], ids=[case[0] for case in FIXES]
+)
+def test_fix_cases(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    before: str,
+    after: str,
+    options: list[str],
+) -> None:
+    (tmp_path / "train.py").write_text(before)
+    monkeypatch.chdir(tmp_path)
+    cli.main(["check", "--isolated", "--no-cache", "--fix", "-q", *options, "train.py"])
+    assert (tmp_path / "train.py").read_text() == after
