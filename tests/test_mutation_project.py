@@ -86,3 +86,69 @@ def test_a_rebound_parameter_or_a_local_is_no_builder_parameter(
             "generator",
         )
     ]
+
+
+HELPERS = (
+    "import torch\n\n\ndef set_seed(s):\n    torch.manual_seed(s)\n\n\n"
+    "def set_other(s):\n    pass\n"
+)
+PROGRAM = (
+    "import random\n\nimport torch\n\nfrom {module} import {helper}\n\n"
+    "random.seed(0)\n{helper}(0)\nmodel = torch.nn.Linear(2, 2)\n"
+)
+UNSEEDED = "This program seeds `random` but never torch: add `torch.manual_seed`"
+
+
+@pytest.mark.parametrize(
+    ("utils", "module"),
+    [
+        (None, "helpers"),  # the helper itself
+        ("from helpers import set_seed, set_other\n", "utils"),  # a re-export by name
+        pytest.param(
+            "from helpers import *\n",
+            "utils",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="bug: a helper re-exported by a star import (`from helpers import *` in "
+                "utils.py, `from utils import set_seed`) is not followed: RNG004 flags the "
+                "program that seeds torch through it, with a safe fix",
+            ),
+        ),
+    ],
+    ids=["direct", "by-name", "star"],
+)
+def test_seeding_through_a_helper_and_its_re_exports(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    utils: str | None,
+    module: str,
+) -> None:
+    (project / "helpers.py").write_text(HELPERS)
+    if utils is not None:
+        (project / "utils.py").write_text(utils)
+    (project / "train.py").write_text(PROGRAM.format(module=module, helper="set_seed"))
+    (project / "other.py").write_text(PROGRAM.format(module=module, helper="set_other"))
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("other.py", 7, "RNG004", UNSEEDED)
+    ]
+
+
+@pytest.mark.parametrize("star", ["from lib import *\n", "from pkg.lib import *\n"])
+def test_a_builders_caller_through_a_star_import(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], star: str
+) -> None:
+    if "pkg" in star:
+        (project / "pkg").mkdir()
+        (project / "pkg" / "__init__.py").write_text("")
+        (project / "lib.py").rename(project / "pkg" / "lib.py")
+    (project / "caller.py").write_text(star + "\nloader = build(range(8), True)\n")
+    (project / "ordered.py").write_text(star + "\nloader = build(range(8), False)\n")
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        (
+            "lib.py",
+            5,
+            "RNG001",
+            "DataLoader shuffles without a `generator` (shuffle=True from `caller.py:3`)",
+        )
+    ]
