@@ -97,6 +97,7 @@ PROJECT = (
 )
 ENGINE = (
     *RULES,
+    "tests/test_fixes.py::test_check_does_not_import_libcst",
     "tests/test_rng000_selection.py",
     "tests/test_pipeline.py",
     "tests/test_editor_add_noqa.py",
@@ -112,7 +113,26 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("seedlint/rules/*", RULES),
     ("seedlint/analysis/*", RULES),
     ("seedlint/project/*", PROJECT),
-    ("seedlint/fixes/write.py", ("tests/test_mutants.py", *FIXES)),
+    (
+        "seedlint/fixes/write.py",
+        (
+            "tests/test_mutants.py",
+            "tests/test_fixes.py::test_a_read_only_file_is_reported_and_left",
+            "tests/test_fixes.py::test_write_is_atomic_and_keeps_the_mode",
+            "tests/test_fixes.py::test_write_replaces_a_symlinks_target",
+            "tests/test_fixes.py::test_write_refuses_a_file_that_changed_on_disk",
+            *FIXES,
+        ),
+    ),
+    (
+        "seedlint/fixes/[es][dp]*.py",  # edits.py, spliced.py: the json edits
+        (
+            "tests/test_fixes.py::test_json_edits_reproduce_each_fix",
+            "tests/test_scale_json_edits.py::test_the_same_fixes_as_on_the_whole_module",
+            "tests/test_scale_json_edits.py::test_spliced_edits_equal_minimal_edits_of_the_whole_texts",
+            *FIXES,
+        ),
+    ),
     ("seedlint/fixes/*", FIXES),
     ("seedlint/engine/noqa.py", ("tests/test_mutants.py", *ENGINE)),
     ("seedlint/engine/*", ENGINE),
