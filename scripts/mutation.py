@@ -144,6 +144,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
 PYTEST = ("-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--no-header")
 TIMEOUT_FACTOR = 3  # a mutant's tests may take 3 times the unmutated run (plus 10 s) ...
 TIMEOUT_EXTRA = 10  # ... before it counts as killed (a mutant that loops forever)
+NO_BASELINE_TIMEOUT = 60  # with --no-baseline, where the unmutated time is not measured
 
 
 def tests_for(module: str) -> tuple[str, ...]:
@@ -410,43 +411,60 @@ def canary(copy: Path, module: str, tests: Sequence[str], timeout: float) -> str
 def run(
     copy: Path,
     chosen: Sequence[Mutant],
-    budget: float,
+    deadline: float,
     with_canary: bool,
     verbose: bool,
     save: Callable[[list[Result]], None] = lambda results: None,
+    with_baseline: bool = True,
 ) -> tuple[list[Result], list[Mutant], dict[str, Baseline]]:
     """Each chosen mutant's result, while the budget lasts (``save`` is given the results so
     far after each one), the mutants left, and each module's unmutated run."""
     explained = load_equivalents()
-    start = time.monotonic()
     baselines: dict[str, Baseline] = {}
     subsets: dict[tuple[str, ...], float] = {}
-    for module in sorted({m.module for m in chosen}):
-        tests = tests_for(module)
-        if tests not in subsets:
-            code, seconds, output = run_tests(copy, tests, 900)
-            if code != 0:
-                raise SystemExit(f"the unmutated code fails `pytest {' '.join(tests)}`:\n{output}")
-            subsets[tests] = seconds
-            print(f"  ok  {' '.join(tests)}  ({seconds:.1f} s)", flush=True)
-        baselines[module] = Baseline(tests, subsets[tests])
-        if with_canary:
-            baselines[module].canary = canary(copy, module, tests, 900)
-            if baselines[module].canary:
-                print(f"  CANARY SURVIVED: {baselines[module].canary}", flush=True)
+    timeouts: dict[tuple[str, ...], float] = {}
+
+    def baseline_of(module: str) -> Baseline:
+        """The module's subset, run unmutated the first time a mutant of it comes up."""
+        if module not in baselines:
+            tests = tests_for(module)
+            if tests not in subsets and not with_baseline:
+                subsets[tests] = 0.0  # trusted: the whole suite has just passed (CI)
+                timeouts[tests] = NO_BASELINE_TIMEOUT
+            if tests not in subsets:
+                code, seconds, output = run_tests(copy, tests, 900)
+                if code != 0:
+                    raise SystemExit(
+                        f"the unmutated code fails `pytest {' '.join(tests)}`:\n{output}"
+                    )
+                subsets[tests] = seconds
+                print(f"  ok  {' '.join(tests)}  ({seconds:.1f} s)", flush=True)
+            baselines[module] = Baseline(tests, subsets[tests])
+            if with_canary:
+                baselines[module].canary = canary(copy, module, tests, 900)
+                if baselines[module].canary:
+                    print(f"  CANARY SURVIVED: {baselines[module].canary}", flush=True)
+        return baselines[module]
+
     results: list[Result] = []
     left: list[Mutant] = []
     for index, mutant in enumerate(chosen):
-        baseline = baselines[mutant.module]
-        if time.monotonic() - start + baseline.seconds > budget:
+        known = baselines.get(mutant.module)
+        if time.monotonic() + (known.seconds if known else 0) > deadline:
             left = list(chosen[index:])
             break
-        timeout = TIMEOUT_FACTOR * baseline.seconds + TIMEOUT_EXTRA
+        baseline = baseline_of(mutant.module)
+        if time.monotonic() + baseline.seconds > deadline:
+            left = list(chosen[index:])
+            break
+        timeout = timeouts.get(baseline.tests, TIMEOUT_FACTOR * baseline.seconds + TIMEOUT_EXTRA)
         with mutated(copy, mutant) as (before_code, after_code):
             if after_code is None:
                 results.append(Result(mutant, "no-mutation", 0.0))
                 continue
             code, seconds, output = run_tests(copy, baseline.tests, timeout)
+            if not with_baseline:  # the cost of the next mutant, estimated by this one's
+                baseline.seconds = max(baseline.seconds, seconds)
         before, after = _changed_text(before_code, after_code)
         result = Result(mutant, "", seconds, before, after, output=output)
         if code is None:
@@ -520,7 +538,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the sample's seed (default 0)")
     parser.add_argument("--module", action="append", default=[], help="only this file (again)")
     parser.add_argument("--changed", metavar="BASE", help="only lines changed since BASE")
-    parser.add_argument("--budget", type=float, default=3600, help="seconds (default 3600)")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=3600,
+        help="seconds for the whole run, the copy and the unmutated tests included (3600)",
+    )
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="do not run the unmutated subsets first (CI: the whole suite has just passed)",
+    )
     parser.add_argument("--canary", action="store_true", help="check each subset's canary")
     parser.add_argument("--table", type=Path, help="write the table (markdown) here")
     parser.add_argument("--results", type=Path, help="write every result (json) here")
@@ -533,6 +561,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="show pytest's output")
     args = parser.parse_args(argv)
+    started = time.monotonic()
 
     modules = target_modules()
     if args.module:
@@ -579,7 +608,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 text = json.dumps([_as_json(r) for r in kept + results], indent=1)
                 args.results.write_text(text + "\n", encoding="utf-8")
 
-        results, left, baselines = run(copy, chosen, args.budget, args.canary, args.verbose, save)
+        deadline = started + args.budget
+        results, left, baselines = run(
+            copy, chosen, deadline, args.canary, args.verbose, save, not args.no_baseline
+        )
         results = kept + results
 
     text = table(results, left)
