@@ -77,3 +77,35 @@ def test_fix_cases(
     monkeypatch.chdir(tmp_path)
     cli.main(["check", "--isolated", "--no-cache", "--fix", "-q", *options, "train.py"])
     assert (tmp_path / "train.py").read_text() == after
+
+
+# -- every finding of every rule fixture, with its span, message, fix title and safety --------
+GOLDEN = FOLDER / "findings.txt"
+
+
+def _fixture_findings() -> str:
+    from tests.fixtures_support import FIXTURES, rule_fixtures
+
+    out = []
+    for path in [*rule_fixtures(), *CASES]:
+        text = path.read_text(encoding="utf-8")
+        settings = fixture_settings(text, FIXTURES if path not in CASES else FOLDER)
+        for f in check_text(text, str(path), settings).findings:
+            fix = "no fix" if f.fix is None else f"{f.fix.applicability.value}: {f.fix.message}"
+            name = path.relative_to(FIXTURES).as_posix()
+            out.append(
+                f"{name}:{f.row}:{f.col}-{f.end_row}:{f.end_col} {f.code} {f.name}: {f.message}"
+                f"\n    noqa rows {list(f.noqa_rows)}; {fix}"
+            )
+    return "\n".join(out) + "\n"
+
+
+def test_every_fixture_finding_byte_for_byte() -> None:
+    """The span, message, noqa rows, fix title and fix safety of every finding of the rule
+    fixtures (``test_rules`` checks their rows and codes). After a deliberate change, write
+    the file again with ``python -m tests.test_mutation_rules`` and read the diff."""
+    assert _fixture_findings() == GOLDEN.read_text(encoding="utf-8")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    GOLDEN.write_text(_fixture_findings(), encoding="utf-8")
