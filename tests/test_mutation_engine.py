@@ -199,3 +199,44 @@ def test_a_module_parsed_in_pieces_is_the_whole_module(
     monkeypatch.setattr(parse, "PIECE", 60)
     assert plain_dump(parse.parse_module(text, "train.py", hollow=False)) == expected
     assert check_text(text, "train.py", Settings()).findings == whole
+
+
+# -- --add-noqa: the comment goes where a comment can go -------------------------------------
+@pytest.mark.parametrize(
+    ("after", "expected"),
+    [
+        ('doc = """one\ntwo"""\n', '{line}  # noqa: RNG001\ndoc = """one\ntwo"""\n'),
+        ('x = 1; doc = """one\ntwo"""\n', '{line}  # noqa: RNG001\nx = 1; doc = """one\ntwo"""\n'),
+    ],
+)
+def test_add_noqa_beside_a_multi_line_string(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    after: str,
+    expected: str,
+) -> None:
+    """A string that spans lines closes the rows it spans but its last, never the row before
+    it: the flagged line just above gets its comment."""
+    text = SHUFFLED + after
+    (tmp_path / "train.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", "--add-noqa", "train.py"]) == 0
+    head = SHUFFLED.replace(LOADER + "\n", "")
+    assert (tmp_path / "train.py").read_text() == head + expected.format(line=LOADER)
+    assert check_text((tmp_path / "train.py").read_text(), "train.py", Settings()).findings == []
+
+
+def test_add_noqa_inside_a_multi_line_call_with_a_string(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        'loader = DataLoader(range(8), shuffle=True, collate_fn=eval("""\nlambda b: b"""))\n'
+    )
+    (tmp_path / "train.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", "--add-noqa", "train.py"]) == 0
+    new = (tmp_path / "train.py").read_text()
+    assert new == text.replace('b"""))\n', 'b"""))  # noqa: RNG001\n')
+    assert check_text(new, "train.py", Settings()).findings == []

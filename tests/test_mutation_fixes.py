@@ -7,6 +7,7 @@ whose edits, applied, give exactly the new text.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +80,63 @@ def test_minimal_edits_of_random_texts_give_the_new_text() -> None:
         edits = minimal_edits(old, new)
         assert apply(old, edits) == new, (old, new, edits)
         assert (edits == ()) is (old == new)
+
+
+# -- an import guard: every handler spelling that catches a failed import ---------------------
+GUARDED = (
+    "try:\n    from torch.utils.data import DataLoader\nexcept {handler}:\n    DataLoader = None\n"
+    "\n\ndef build(dataset, seed):\n    return DataLoader(dataset, shuffle=True)\n"
+)
+FIXED_CALL = (
+    "    return DataLoader(\n        dataset,\n        shuffle=True,\n"
+    "        generator=torch.Generator().manual_seed(seed),\n    )\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("handler", "guarded"),
+    [
+        ("ImportError", True),
+        ("ModuleNotFoundError", True),
+        ("Exception", True),
+        ("BaseException", True),
+        ("(ImportError, OSError)", True),
+        ("(OSError, ModuleNotFoundError) as error", True),
+        ("builtins.ImportError", False),  # an attribute, not a name of the table
+        ("OSError", False),
+        ("(OSError, ValueError)", False),
+    ],
+)
+def test_the_new_import_goes_inside_every_kind_of_import_guard(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    handler: str,
+    guarded: bool,
+) -> None:
+    from seedlint import cli
+
+    before = GUARDED.format(handler=handler)
+    (tmp_path / "train.py").write_text(before)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", "--fix", "-q", "train.py"]) == 0
+    after = before.replace("    return DataLoader(dataset, shuffle=True)\n", FIXED_CALL)
+    if guarded:
+        after = after.replace("try:\n", "try:\n    import torch\n")
+    else:
+        after = "import torch\n\n" + after
+    assert (tmp_path / "train.py").read_text() == after
+
+
+def test_a_bare_except_is_an_import_guard_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from seedlint import cli
+
+    before = GUARDED.replace("except {handler}:", "except:")
+    (tmp_path / "train.py").write_text(before)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", "--fix", "-q", "train.py"]) == 0
+    after = before.replace("    return DataLoader(dataset, shuffle=True)\n", FIXED_CALL)
+    assert (tmp_path / "train.py").read_text() == after.replace(
+        "try:\n", "try:\n    import torch\n"
+    )
