@@ -78,6 +78,7 @@ RULES = (
     "tests/test_rules.py",
     "tests/test_examples.py",
     "tests/test_rule_messages.py",
+    "tests/test_docs.py::test_rule_page_is_generated_from_the_rule",
     "tests/test_mutation_rules.py",
 )
 FIXES = (
@@ -89,6 +90,7 @@ FIXES = (
     "tests/test_fix_refusal.py",
     "tests/test_fix_seeds.py",
     "tests/test_mutation_fixes.py",
+    "tests/test_mutation_rules.py::test_fix_cases",
 )
 PROJECT = (
     "tests/test_project_hints.py",

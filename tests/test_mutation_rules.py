@@ -59,6 +59,21 @@ FIXES = [
         "x = torch.rand(3)\n",
         [],
     ),
+    (
+        "rng001 in a method takes the seed its __init__ stores on self",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Trainer:\n"
+        "    def __init__(self, seed, cfg):\n        width = 2\n        self.cfg = cfg\n"
+        "        self.cfg.width = width\n        self.items = [0]\n        self.items[0] = 1\n"
+        "        self.seed = seed\n\n    def loader(self):\n"
+        "        return DataLoader(range(8), shuffle=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Trainer:\n"
+        "    def __init__(self, seed, cfg):\n        width = 2\n        self.cfg = cfg\n"
+        "        self.cfg.width = width\n        self.items = [0]\n        self.items[0] = 1\n"
+        "        self.seed = seed\n\n    def loader(self):\n"
+        "        return DataLoader(\n            range(8),\n            shuffle=True,\n"
+        "            generator=torch.Generator().manual_seed(self.seed),\n        )\n",
+        [],
+    ),
 ]
 
 
