@@ -144,3 +144,39 @@ def test_fix_seed_is_the_literal_where_the_program_names_none(
     cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", *options, "."])
     [finding] = json.loads(capsys.readouterr().out)
     assert finding["fix"]["message"] == (f"Pass `generator=torch.Generator().manual_seed({seed})`")
+
+
+@pytest.mark.parametrize(
+    ("missing", "message"),
+    [
+        ("pygls", "`seedlint server` needs pygls and lsprotocol: pip install 'seedlint[server]'"),
+        ("pygls.lsp.server", "`seedlint server` needs pygls and lsprotocol"),
+        ("lsprotocol.types", "`seedlint server` needs pygls and lsprotocol"),
+        ("yaml", "internal error: ModuleNotFoundError"),  # not the server's extra: a bug
+    ],
+)
+def test_the_server_without_its_extra(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    missing: str,
+    message: str,
+) -> None:
+    import builtins
+    import sys
+
+    import seedlint
+
+    real = builtins.__import__
+
+    def without(name: str, *args: object, **kwargs: object) -> object:
+        if name.split(".")[0] in ("pygls", "lsprotocol", "yaml"):
+            raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
+        return real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.delitem(sys.modules, "seedlint.server", raising=False)
+    monkeypatch.delattr(seedlint, "server", raising=False)
+    monkeypatch.setattr(builtins, "__import__", without)
+    capsys.readouterr()
+    assert cli.main(["server"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"seedlint: error: {message}") and err.count("\n") == 1
