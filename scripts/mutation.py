@@ -96,6 +96,7 @@ PROJECT = (
     "tests/test_project_hints.py",
     "tests/test_projects.py",
     "tests/test_mutation_project.py",
+    "tests/test_mutation_run.py",
 )
 ENGINE = (
     *RULES,
