@@ -560,10 +560,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         metavar="RESULTS",
         help="run the survivors of an earlier --results file again (after new tests), and "
-        "keep its other results: the table covers them all",
+        "keep its other results: the table covers them all; with --sample, then run the "
+        "mutants of that sample (and --seed) it did not reach",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="show pytest's output")
     args = parser.parse_args(argv)
+    args.sample_given = any(a.startswith("--sample") for a in (argv or sys.argv[1:]))
     started = time.monotonic()
 
     modules = target_modules()
@@ -597,6 +599,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         kept: list[Result] = []
         if args.again:
             chosen, kept = earlier(args.again, mutants)
+            if args.sample_given:  # and the rest of that sample, which it did not reach
+                done = {r.mutant for r in kept} | set(chosen)
+                chosen += [m for m in choose(mutants, args.sample, args.seed) if m not in done]
         else:
             chosen = choose(mutants, args.sample, args.seed)
         print(

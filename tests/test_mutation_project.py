@@ -152,3 +152,27 @@ def test_a_builders_caller_through_a_star_import(
             "DataLoader shuffles without a `generator` (shuffle=True from `caller.py:3`)",
         )
     ]
+
+
+DEFINED = "class B:\n    pass\n\n\nclass C:\n    pass\n\n\n"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "bases"),
+    [
+        ("B", "C", frozenset({"B", "C"})),  # both read: the union
+        ("B", "make()", None),  # one unreadable: may be anything
+        ("make()", "B", None),
+        ("make()", "make()", None),
+        ("B", "B", frozenset({"B"})),
+    ],
+)
+def test_a_class_defined_twice_has_the_bases_of_both(
+    first: str, second: str, bases: frozenset[str] | None
+) -> None:
+    from seedlint.project.hints import class_hint
+
+    text = DEFINED + f"class A({first}):\n    pass\n\n\nclass A({second}):\n    pass\n"
+    found = class_hint(text.encode())
+    assert found is not None
+    assert found.classes == {"B": frozenset(), "C": frozenset(), "A": bases}
