@@ -176,3 +176,36 @@ def test_a_class_defined_twice_has_the_bases_of_both(
     found = class_hint(text.encode())
     assert found is not None
     assert found.classes == {"B": frozenset(), "C": frozenset(), "A": bases}
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        "from .loaders import MyLoader\n",
+        pytest.param(
+            "from .loaders import *\n",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="bug: a loader class re-exported by a star import of the package "
+                "(`from .loaders import *` in pkg/__init__.py, `from pkg import MyLoader`) is "
+                "not followed: its shuffling call has no RNG001 finding",
+            ),
+        ),
+    ],
+    ids=["by-name", "star"],
+)
+def test_a_loader_class_through_its_packages_re_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], init: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "loaders.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\nclass MyLoader(DataLoader):\n    pass\n"
+    )
+    (tmp_path / "pkg" / "__init__.py").write_text(init)
+    (tmp_path / "train.py").write_text(
+        "from pkg import MyLoader\n\nloader = MyLoader(range(8), shuffle=True)\n"
+    )
+    assert [f[:3] for f in findings(tmp_path, monkeypatch, capsys, "--no-cache", ".")] == [
+        ("train.py", 3, "RNG001")
+    ]
