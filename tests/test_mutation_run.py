@@ -78,3 +78,29 @@ def test_the_caches_never_change_a_finding(
     pool_forced(monkeypatch)
     assert check(folder, capsys, "--no-cache", "--jobs", "2") == changed
     assert check(folder, capsys, *cache, "--jobs", "2") == changed
+
+
+def test_a_run_of_many_files_one_without_a_stat_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run of more files than a run record needs, one of which cannot be stat-ed (it
+    vanished, say): no record is kept, and every file is still checked."""
+    from seedlint.run import files
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for index in range(files._RUN_FILES + 6):
+        (folder / f"m{index:03d}.py").write_text(
+            "import torch\nfrom torch.utils.data import DataLoader\n\n"
+            f"loader = DataLoader(range({index + 1}), shuffle=True)\n"
+        )
+    age(folder)
+    real = files.stat_key
+    lost = folder / "m005.py"
+    monkeypatch.setattr(files, "stat_key", lambda path: None if path == lost else real(path))
+    monkeypatch.chdir(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    for _ in range(2):
+        found = check(folder, capsys, *cache)
+        assert len(found) == files._RUN_FILES + 6
+    assert not list((tmp_path / "cache").rglob("run-*.json"))
