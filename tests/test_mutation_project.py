@@ -209,3 +209,22 @@ def test_a_loader_class_through_its_packages_re_export(
     assert [f[:3] for f in findings(tmp_path, monkeypatch, capsys, "--no-cache", ".")] == [
         ("train.py", 3, "RNG001")
     ]
+
+
+@pytest.mark.parametrize(
+    "base", ["helpers", "helpers.Missing", "pkg", "pkg.mod.Thing", "unknown.Thing"]
+)
+def test_a_class_whose_base_is_a_module_or_a_missing_name(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], base: str
+) -> None:
+    """A base that names a module, or a name a module lacks, is no loader class: the calls of
+    the subclass are no loader calls, and nothing breaks."""
+    (project / "helpers.py").write_text("import torch\n\nvalue = 1\n")
+    (project / "pkg").mkdir()
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "mod.py").write_text("Thing = 1\n")
+    (project / "train.py").write_text(
+        f"import helpers\nimport pkg\nimport pkg.mod\nimport unknown\n\n\nclass D({base}):\n"
+        "    pass\n\n\nloader = D(range(8), shuffle=True)\n"
+    )
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == []
