@@ -141,7 +141,10 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("seedlint/engine/*", ENGINE),
     ("seedlint/config.py", ("tests/test_mutants.py", "tests/test_mutation_config.py")),
     ("seedlint/report/*", ("tests/test_sarif_uri.py", "tests/test_mutation_report.py")),
-    ("seedlint/run/summaries.py", (*RUN, "tests/test_project_demand.py")),
+    (
+        "seedlint/run/summaries.py",
+        (*RUN, "tests/test_project_demand.py", "tests/test_project_loader_names.py"),
+    ),
     ("seedlint/run/*", RUN),
     ("seedlint/cli.py", (*RUN, "tests/test_mutation_cli.py")),
 )
