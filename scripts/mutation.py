@@ -480,10 +480,8 @@ def run(
             why = explained.get(result.key)
             result.outcome = "equivalent" if why else "survived"
             result.why = why or ""
-        elif code in (1, 2, 3):  # failed, or interrupted by a collection/internal error
+        else:  # any failure: the unmutated subset passed, so the mutant made it fail
             result.outcome = "killed"
-        else:
-            result.outcome = "error"
         results.append(result)
         save(results)
         where = f"{mutant.module}:{mutant.line}"
@@ -658,9 +656,8 @@ def earlier(path: Path, mutants: Sequence[Mutant]) -> tuple[list[Mutant], list[R
         if item["outcome"] in ("survived", "equivalent"):
             again.append(mutant)
         else:
-            kept.append(
-                Result(mutant, item["outcome"], item["seconds"], item["before"], item["after"])
-            )
+            outcome = "killed" if item["outcome"] == "error" else item["outcome"]  # exit 4, 5
+            kept.append(Result(mutant, outcome, item["seconds"], item["before"], item["after"]))
     return again, kept
 
 
