@@ -149,8 +149,8 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("seedlint/cli.py", (*RUN, "tests/test_mutation_cli.py")),
 )
 PYTEST = ("-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", "--no-header")
-TIMEOUT_FACTOR = 3  # a mutant's tests may take 3 times the unmutated run (plus 10 s) ...
-TIMEOUT_EXTRA = 10  # ... before it counts as killed (a mutant that loops forever)
+TIMEOUT_FACTOR = 5  # a mutant's tests may take 5 times the unmutated run (plus 30 s) ...
+TIMEOUT_EXTRA = 30  # ... before it counts as killed (a mutant that loops forever)
 NO_BASELINE_TIMEOUT = 60  # with --no-baseline, where the unmutated time is not measured
 
 
@@ -653,11 +653,17 @@ def earlier(path: Path, mutants: Sequence[Mutant]) -> tuple[list[Mutant], list[R
         mutant = by_id.get((item["module"], item["operator"], item["occurrence"]))
         if mutant is None or mutant.line != item["line"]:
             raise SystemExit(f"{path}: {item['module']}:{item['line']} changed since that run")
-        if item["outcome"] in ("survived", "equivalent"):
+        if item["outcome"] in ("survived", "equivalent", "timeout"):  # a timeout: load?
             again.append(mutant)
         else:
             outcome = "killed" if item["outcome"] == "error" else item["outcome"]  # exit 4, 5
             kept.append(Result(mutant, outcome, item["seconds"], item["before"], item["after"]))
+    timed_out = {
+        (i["module"], i["operator"], i["occurrence"])
+        for i in json.loads(path.read_text(encoding="utf-8"))
+        if i["outcome"] == "timeout"
+    }
+    again.sort(key=lambda m: (m.module, m.operator, m.occurrence) in timed_out)  # survivors first
     return again, kept
 
 
