@@ -114,6 +114,13 @@ RUN = (
 )
 TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("seedlint/rules/*", RULES),
+    (
+        "seedlint/analysis/compact.py",  # used on large modules only, as parse.py's pieces are
+        (
+            *RULES,
+            "tests/test_mutation_engine.py::test_a_module_parsed_in_pieces_is_the_whole_module",
+        ),
+    ),
     ("seedlint/analysis/*", RULES),
     ("seedlint/project/*", PROJECT),
     (
