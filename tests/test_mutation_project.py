@@ -82,8 +82,7 @@ def test_a_rebound_parameter_or_a_local_is_no_builder_parameter(
             "lib.py",
             11,
             "RNG001",
-            "DataLoader shuffles without a `generator`: its order depends on the global torch "
-            "generator",
+            "DataLoader shuffles without a `generator` (shuffle=True: assigned at line 10)",
         )
     ]
 
