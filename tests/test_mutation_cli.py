@@ -1,0 +1,182 @@
+"""The command line's exit codes and what a fix writes, for each combination of options the
+machine-made mutants found untested (issue 31): every exit code of check, --fix, --fix-only,
+--diff, --exit-zero, --exit-non-zero-on-fix and --unsafe-fixes, on files and on standard
+input (where an unsafe fix left unapplied keeps its finding, and the exit code says so), and
+``--fix-seed`` never overriding the seed the program names.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from seedlint import cli
+from tests.support import run_seedlint
+
+SAFE = (  # RNG001: a safe fix
+    "import torch\nfrom torch.utils.data import DataLoader\n\n"
+    "loader = DataLoader(range(8), shuffle=True)\n"
+)
+UNSAFE = (  # RNG003: an unsafe fix only
+    "import torch\n\ngraph = torch.cuda.CUDAGraph()\ntorch.manual_seed(0)\n"
+    "graph.capture_begin()\ntorch.manual_seed(1)\ngraph.capture_end()\n"
+)
+CLEAN = "x = 1\n"
+
+# (name, file content, options, exit code, whether the file is changed)
+RUNS = [
+    ("clean", CLEAN, [], 0, False),
+    ("finding", SAFE, [], 1, False),
+    ("finding-exit-zero", SAFE, ["--exit-zero"], 0, False),
+    ("fix-all", SAFE, ["--fix"], 0, True),
+    ("fix-all-non-zero", SAFE, ["--fix", "--exit-non-zero-on-fix"], 1, True),
+    ("fix-clean-non-zero", CLEAN, ["--fix", "--exit-non-zero-on-fix"], 0, False),
+    ("fix-unsafe-left", UNSAFE, ["--fix"], 1, False),
+    ("fix-unsafe-left-exit-zero", UNSAFE, ["--fix", "--exit-zero"], 0, False),
+    ("fix-unsafe-applied", UNSAFE, ["--fix", "--unsafe-fixes"], 0, True),
+    ("fix-only-left", UNSAFE, ["--fix-only"], 0, False),
+    ("fix-only-all", SAFE, ["--fix-only"], 0, True),
+    ("fix-only-non-zero", SAFE, ["--fix-only", "--exit-non-zero-on-fix"], 1, True),
+    ("diff-changes", SAFE, ["--diff"], 1, False),
+    ("diff-nothing", CLEAN, ["--diff"], 0, False),
+    ("diff-unsafe-only", UNSAFE, ["--diff"], 0, False),
+    ("add-noqa", SAFE, ["--add-noqa"], 0, True),
+    ("unfixable", SAFE, ["--fix", "--unfixable", "RNG001"], 1, False),
+    ("fixable-other", SAFE, ["--fix", "--fixable", "RNG002"], 1, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "options", "code", "changed"), [r[1:] for r in RUNS], ids=[r[0] for r in RUNS]
+)
+def test_every_exit_code_on_a_file(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    options: list[str],
+    code: int,
+    changed: bool,
+) -> None:
+    (tmp_path / "train.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", *options, "train.py"]) == code
+    assert ((tmp_path / "train.py").read_text() != text) is changed
+    out, err = capsys.readouterr()
+    if "--diff" in options:
+        assert ("+++ train.py" in out) is (code == 1)
+    assert "Traceback" not in out + err
+
+
+# (name, content, options, exit code, fixed on stdout, findings left on stderr)
+STDIN_RUNS = [
+    ("fix-all", SAFE, ["--fix"], 0, True, []),
+    ("fix-unsafe-left", UNSAFE, ["--fix"], 1, False, ["RNG003"]),
+    ("fix-unsafe-left-exit-zero", UNSAFE, ["--fix", "--exit-zero"], 0, False, ["RNG003"]),
+    ("fix-unsafe-applied", UNSAFE, ["--fix", "--unsafe-fixes"], 0, True, []),
+    ("fix-clean", CLEAN, ["--fix"], 0, False, []),
+    ("check", SAFE, [], 1, False, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "options", "code", "fixed", "left"),
+    [r[1:] for r in STDIN_RUNS],
+    ids=[r[0] for r in STDIN_RUNS],
+)
+def test_every_exit_code_on_standard_input(
+    tmp_path: Path,
+    text: str,
+    options: list[str],
+    code: int,
+    fixed: bool,
+    left: list[str] | None,
+) -> None:
+    result = run_seedlint(
+        "check", "--isolated", *options, "--stdin-filename", "train.py", "-",
+        cwd=tmp_path, stdin=text, clean_env=True,
+    )  # fmt: skip
+    assert result.returncode == code, result.stderr
+    if left is None:  # a check: the findings on stdout
+        assert " --> train.py:4:10" in result.stdout
+        return
+    assert (result.stdout != text) is fixed
+    assert result.stdout.startswith(text.splitlines()[0])
+    assert [line.split(": ")[1].split()[0] for line in result.stderr.splitlines()] == left
+
+
+SEED_PARAMETER = (
+    "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+    "def train(seed):\n    return DataLoader(range(8), shuffle=True)\n"
+)
+
+
+@pytest.mark.parametrize("options", [[], ["--fix-seed", "7"]], ids=["default", "fix-seed"])
+def test_fix_seed_never_overrides_the_programs_seed(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+) -> None:
+    (tmp_path / "train.py").write_text(SEED_PARAMETER)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", "--fix", *options, "train.py"]) == 0
+    assert (tmp_path / "train.py").read_text() == SEED_PARAMETER.replace(
+        "DataLoader(range(8), shuffle=True)",
+        "DataLoader(\n        range(8),\n        shuffle=True,\n"
+        "        generator=torch.Generator().manual_seed(seed),\n    )",
+    )
+
+
+@pytest.mark.parametrize(("options", "seed"), [([], "0"), (["--fix-seed", "7"], "7")])
+def test_fix_seed_is_the_literal_where_the_program_names_none(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+    seed: str,
+) -> None:
+    (tmp_path / "train.py").write_text(SAFE)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", *options, "."])
+    [finding] = json.loads(capsys.readouterr().out)
+    assert finding["fix"]["message"] == (f"Pass `generator=torch.Generator().manual_seed({seed})`")
+
+
+@pytest.mark.parametrize(
+    ("missing", "message"),
+    [
+        ("pygls", "`seedlint server` needs pygls and lsprotocol: pip install 'seedlint[server]'"),
+        ("pygls.lsp.server", "`seedlint server` needs pygls and lsprotocol"),
+        ("lsprotocol.types", "`seedlint server` needs pygls and lsprotocol"),
+        ("yaml", "internal error: ModuleNotFoundError"),  # not the server's extra: a bug
+    ],
+)
+def test_the_server_without_its_extra(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    missing: str,
+    message: str,
+) -> None:
+    import builtins
+    import sys
+
+    import seedlint
+
+    real = builtins.__import__
+
+    def without(name: str, *args: object, **kwargs: object) -> object:
+        if name.split(".")[0] in ("pygls", "lsprotocol", "yaml"):
+            raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
+        return real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.delitem(sys.modules, "seedlint.server", raising=False)
+    monkeypatch.delattr(seedlint, "server", raising=False)
+    monkeypatch.setattr(builtins, "__import__", without)
+    capsys.readouterr()
+    assert cli.main(["server"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"seedlint: error: {message}") and err.count("\n") == 1

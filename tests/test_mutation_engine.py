@@ -1,0 +1,242 @@
+"""The engine, every spelling its tables hold (issue 31): each form of a line ``# noqa`` and of a
+file's ``# seedlint: noqa`` / ``# flake8: noqa``, in each case, spacing and place, each checked
+on a real file by the command line (in this process) and by ``check_text``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from seedlint import cli
+from seedlint.config import Settings
+from seedlint.engine.check import check_text
+
+LOADER = "loader = DataLoader(range(8), shuffle=True)"
+SHUFFLED = f"import torch\nfrom torch.utils.data import DataLoader\n\n{LOADER}\n"
+
+# (comment, suppresses RNG001): every form ruff and flake8 read.
+LINE_FORMS = [
+    ("# noqa", True),
+    ("#noqa", True),
+    ("#  noqa", True),
+    ("# NOQA", True),
+    ("# NoQa", True),
+    ("# noqa: RNG001", True),
+    ("# noqa:RNG001", True),
+    ("# noqa:  RNG001", True),
+    ("# NOQA: RNG001", True),
+    ("# noqa: rng001", True),  # codes in any case, as flake8 reads them
+    ("# noqa: RNG002, RNG001", True),
+    ("# noqa: RNG002,RNG001", True),
+    ("# noqa: RNG002 RNG001", True),
+    ("# noqa: RNG002 , RNG001", True),
+    ("# noqa: RNG0", True),  # a prefix
+    ("# noqa: RNG00", True),
+    ("# noqa: E501, RNG00", True),
+    ("# noqa: RNG", True),  # no digits: not a code list, so the bare form (every code)
+    ("# type: ignore  # noqa: RNG001", True),
+    ("# noqa: RNG002", False),
+    ("# noqa: RNG01", False),  # not a prefix of RNG001
+    ("# noqa: RNG0011", False),
+    ("# noqa: RNG1", False),
+    ("# noqa: E501", False),
+    ("# noqa: E501, F401", False),
+    ("# NOQA: RNG003 RNG004", False),
+    ("# noqa: rng002", False),
+]
+
+
+@pytest.mark.parametrize(("comment", "suppressed"), LINE_FORMS)
+def test_every_line_noqa_form(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    comment: str,
+    suppressed: bool,
+) -> None:
+    text = SHUFFLED.replace(LOADER, f"{LOADER}  {comment}")
+    expected = [] if suppressed else ["RNG001"]
+    assert [f.code for f in check_text(text, "train.py", Settings()).findings] == expected
+    (tmp_path / "train.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "train.py"])
+    assert [f["code"] for f in json.loads(capsys.readouterr().out)] == expected
+    assert code == (0 if suppressed else 1)
+
+
+MULTI_LINE = (
+    "import torch\nfrom torch.utils.data import DataLoader\n\n"
+    "loader = DataLoader(\n    range(8),\n    shuffle=True,\n){}\n"
+)
+
+
+@pytest.mark.parametrize(("comment", "suppressed"), LINE_FORMS[:6] + LINE_FORMS[-3:])
+def test_noqa_on_the_last_line_of_a_multi_line_call(comment: str, suppressed: bool) -> None:
+    text = MULTI_LINE.format(f"  {comment}")
+    found = [f.code for f in check_text(text, "train.py", Settings()).findings]
+    assert found == ([] if suppressed else ["RNG001"])
+
+
+# (header, the lines before it, suppresses RNG001)
+FILE_FORMS = [
+    ("# seedlint: noqa", True),
+    ("# seedlint:noqa", True),
+    ("#seedlint: noqa", True),
+    ("# seedlint = noqa", True),
+    ("# seedlint=noqa", True),
+    ("# SEEDLINT: NOQA", True),
+    pytest.param(
+        "# Seedlint: NoQa",
+        True,
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="bug: file_exemption's fast path looks for `noqa` or `NOQA` only, so a "
+            "mixed-case directive (which its regex, like flake8's, reads) is never parsed",
+        ),
+    ),
+    pytest.param(
+        "# flake8: NoQA",
+        True,
+        marks=pytest.mark.xfail(strict=True, reason="the same mixed-case bug, flake8's form"),
+    ),
+    ("    # seedlint: noqa", True),  # indented, alone on its line
+    ("\t# seedlint: noqa", True),
+    ("# seedlint: noqa: RNG001", True),
+    ("# seedlint: noqa: rng001", True),
+    ("# seedlint: noqa:RNG001", True),
+    ("# seedlint: noqa: RNG002, RNG001", True),
+    ("# seedlint: noqa: RNG002 RNG001", True),
+    ("# seedlint: noqa: RNG", True),  # no digits: the bare form
+    ("# flake8: noqa", True),
+    ("# FLAKE8: NOQA", True),
+    ("# flake8: noqa: RNG002", True),  # flake8's meaning: the whole file
+    ("# flake8=noqa", True),
+    ("# seedlint: noqa: RNG002", False),
+    ("# seedlint: noqa: RNG002, RNG003", False),
+    ("# seedlint: noqa: RNG0", False),  # no prefixes for a file (ruff's meaning)
+    ("x = 1  # seedlint: noqa", False),  # not alone on its line
+    ("x = 1  # flake8: noqa", False),
+    ("# ruff: noqa", False),  # another tool's
+    ("# pylint: noqa", False),
+]
+
+
+@pytest.mark.parametrize("place", ["first", "last", "middle"])
+@pytest.mark.parametrize(("header", "suppressed"), FILE_FORMS)
+def test_every_file_noqa_form(header: str, suppressed: bool, place: str) -> None:
+    lines = SHUFFLED.splitlines()
+    at = {"first": 0, "last": len(lines), "middle": 2}[place]
+    text = "\n".join([*lines[:at], header, *lines[at:]]) + "\n"
+    found = [f.code for f in check_text(text, "train.py", Settings()).findings]
+    assert found == ([] if suppressed else ["RNG001"])
+
+
+@pytest.mark.parametrize(("header", "suppressed"), FILE_FORMS)
+def test_every_file_noqa_form_through_the_command_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    header: str,
+    suppressed: bool,
+) -> None:
+    (tmp_path / "train.py").write_text(SHUFFLED + header + "\n")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "train.py"])
+    assert [f["code"] for f in json.loads(capsys.readouterr().out)] == (
+        [] if suppressed else ["RNG001"]
+    )
+    assert code == (0 if suppressed else 1)
+
+
+def test_a_file_noqa_for_one_code_leaves_the_others() -> None:
+    two = SHUFFLED + "loader2 = DataLoader(range(8), num_workers=2)\n"
+    settings = Settings()
+    assert sorted(f.code for f in check_text(two, "t.py", settings).findings) == [
+        "RNG001",
+        "RNG002",
+    ]
+    for header, left in [
+        ("# seedlint: noqa: RNG001", ["RNG002"]),
+        ("# seedlint: noqa: RNG002", ["RNG001"]),
+        ("# seedlint: noqa: RNG001\n# seedlint: noqa: RNG002", []),
+        ("# seedlint: noqa: RNG001, RNG002", []),
+    ]:
+        found = sorted(f.code for f in check_text(header + "\n" + two, "t.py", settings).findings)
+        assert found == left, header
+
+
+# -- a large module, parsed in pieces --------------------------------------------------------
+def _program(newline: str) -> str:
+    parts = []
+    for index in range(12):
+        parts.append(f"def f{index}(x):\n    return x + {index}\n\n")
+        parts.append(f"loader{index} = DataLoader(range(8), shuffle=True)\n")
+    text = "import torch\nfrom torch.utils.data import DataLoader\n\n" + "".join(parts)
+    return text.replace("\n", newline)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_a_module_parsed_in_pieces_is_the_whole_module(
+    monkeypatch: pytest.MonkeyPatch, newline: str
+) -> None:
+    """The pieces' statements keep the whole text's rows and columns (a piece is preceded by
+    as many empty lines as come before it), whatever the line breaks."""
+    import ast
+
+    from seedlint.engine import parse
+    from tests.support import plain_dump
+
+    text = _program(newline)
+    whole = check_text(text, "train.py", Settings()).findings
+    assert [f.row for f in whole] == [4 + 4 * index + 3 for index in range(12)]
+    expected = ast.dump(ast.parse(text), include_attributes=True)
+    monkeypatch.setattr(parse, "LARGE", 100)
+    monkeypatch.setattr(parse, "PIECE", 60)
+    assert plain_dump(parse.parse_module(text, "train.py", hollow=False)) == expected
+    assert check_text(text, "train.py", Settings()).findings == whole
+
+
+# -- --add-noqa: the comment goes where a comment can go -------------------------------------
+@pytest.mark.parametrize(
+    ("after", "expected"),
+    [
+        ('doc = """one\ntwo"""\n', '{line}  # noqa: RNG001\ndoc = """one\ntwo"""\n'),
+        ('x = 1; doc = """one\ntwo"""\n', '{line}  # noqa: RNG001\nx = 1; doc = """one\ntwo"""\n'),
+    ],
+)
+def test_add_noqa_beside_a_multi_line_string(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    after: str,
+    expected: str,
+) -> None:
+    """A string that spans lines closes the rows it spans but its last, never the row before
+    it: the flagged line just above gets its comment."""
+    text = SHUFFLED + after
+    (tmp_path / "train.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", "--add-noqa", "train.py"]) == 0
+    head = SHUFFLED.replace(LOADER + "\n", "")
+    assert (tmp_path / "train.py").read_text() == head + expected.format(line=LOADER)
+    assert check_text((tmp_path / "train.py").read_text(), "train.py", Settings()).findings == []
+
+
+def test_add_noqa_inside_a_multi_line_call_with_a_string(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        'loader = DataLoader(range(8), shuffle=True, collate_fn=eval("""\nlambda b: b"""))\n'
+    )
+    (tmp_path / "train.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", "--add-noqa", "train.py"]) == 0
+    new = (tmp_path / "train.py").read_text()
+    assert new == text.replace('b"""))\n', 'b"""))  # noqa: RNG001\n')
+    assert check_text(new, "train.py", Settings()).findings == []

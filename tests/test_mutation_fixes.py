@@ -1,0 +1,142 @@
+"""The fix toolkit, at the edges the machine-made mutants found untested (issue 31): the json
+edits of a fix (``minimal_edits``), exact for each kind of change and line ending, at the start
+and at the end of a text with or without its last newline; and many random texts, each of
+whose edits, applied, give exactly the new text.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from seedlint.core import Edit
+from seedlint.fixes.text import lines, minimal_edits
+
+
+def apply(old: str, edits: tuple[Edit, ...]) -> str:
+    """Rows are 1-based, columns 0-based offsets into their line of ``old`` (the row after the
+    last line break, column 0, is the end of a text that ends with one)."""
+    starts = [0]
+    for line in lines(old):
+        starts.append(starts[-1] + len(line))
+
+    def offset(row: int, col: int) -> int:
+        assert 1 <= row <= len(starts), (row, col)
+        line_length = starts[row] - starts[row - 1] if row < len(starts) else 0
+        assert 0 <= col <= line_length, (row, col, line_length)
+        return starts[row - 1] + col
+
+    text = old
+    for edit in sorted(edits, key=lambda e: (e.row, e.col), reverse=True):
+        start, end = offset(edit.row, edit.col), offset(edit.end_row, edit.end_col)
+        assert start <= end
+        text = text[:start] + edit.content + text[end:]
+    return text
+
+
+# (old, new, the edits as (content, row, col, end_row, end_col))
+CASES = [
+    ("a = 1\n", "a = 12\n", [("2", 1, 5, 1, 5)]),  # an insertion
+    ("a = 12\n", "a = 1\n", [("", 1, 5, 1, 6)]),  # a deletion
+    ("a = 1\nb = 2\n", "a = 1\nb = 3\n", [("3", 2, 4, 2, 5)]),  # a replacement
+    ("x = f(a)\n", "x = f(a, b)\n", [(", b", 1, 7, 1, 7)]),  # prefix and suffix shared
+    ("x = 1\ny = 2", "x = 1\ny = 23", [("3", 2, 5, 2, 5)]),  # the end, no last newline
+    ("x = 1\ny = 2", "x = 1\ny = 2\n", [("\n", 2, 5, 2, 5)]),
+    ("x = 1", "x = 1\nz = 3", [("\nz = 3", 1, 5, 1, 5)]),
+    ("x = 1\n", "import torch\nx = 1\n", [("import torch\n", 1, 0, 1, 0)]),  # the start
+    ("a\r\nb\r\n", "a\r\nc\r\nb\r\n", [("c\r\n", 2, 0, 2, 0)]),  # CRLF
+    ("a\rb\r", "a\rbc\r", [("c", 2, 1, 2, 1)]),  # CR
+    ("é = 1\n", "é = 2\n", [("2", 1, 4, 1, 5)]),  # columns count characters
+    ("a\nb\nc\nd\n", "a\nB\nc\nD\n", [("B", 2, 0, 2, 1), ("D", 4, 0, 4, 1)]),  # two hunks
+    ("", "x = 1\n", [("x = 1\n", 1, 0, 1, 0)]),
+    ("x = 1\n", "", [("", 1, 0, 2, 0)]),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), CASES)
+def test_minimal_edits_of_each_kind(
+    old: str, new: str, expected: list[tuple[str, int, int, int, int]]
+) -> None:
+    edits = minimal_edits(old, new)
+    assert [(e.content, e.row, e.col, e.end_row, e.end_col) for e in edits] == expected
+    assert apply(old, edits) == new
+
+
+def test_minimal_edits_of_random_texts_give_the_new_text() -> None:
+    rng = random.Random(31)
+    pieces = ["a", "b", "é", " ", "\n", "\r\n", "\r", "x = 1", "(", ")"]
+    for _ in range(400):
+        old = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        new_pieces = list(old)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randint(0, len(new_pieces))
+            if rng.random() < 0.5 and at < len(new_pieces):
+                del new_pieces[at]
+            else:
+                new_pieces.insert(at, rng.choice(pieces))
+        new = "".join(new_pieces)
+        edits = minimal_edits(old, new)
+        assert apply(old, edits) == new, (old, new, edits)
+        assert (edits == ()) is (old == new)
+
+
+# -- an import guard: every handler spelling that catches a failed import ---------------------
+GUARDED = (
+    "try:\n    from torch.utils.data import DataLoader\nexcept {handler}:\n    DataLoader = None\n"
+    "\n\ndef build(dataset, seed):\n    return DataLoader(dataset, shuffle=True)\n"
+)
+FIXED_CALL = (
+    "    return DataLoader(\n        dataset,\n        shuffle=True,\n"
+    "        generator=torch.Generator().manual_seed(seed),\n    )\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("handler", "guarded"),
+    [
+        ("ImportError", True),
+        ("ModuleNotFoundError", True),
+        ("Exception", True),
+        ("BaseException", True),
+        ("(ImportError, OSError)", True),
+        ("(OSError, ModuleNotFoundError) as error", True),
+        ("builtins.ImportError", False),  # an attribute, not a name of the table
+        ("OSError", False),
+        ("(OSError, ValueError)", False),
+    ],
+)
+def test_the_new_import_goes_inside_every_kind_of_import_guard(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    handler: str,
+    guarded: bool,
+) -> None:
+    from seedlint import cli
+
+    before = GUARDED.format(handler=handler)
+    (tmp_path / "train.py").write_text(before)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", "--fix", "-q", "train.py"]) == 0
+    after = before.replace("    return DataLoader(dataset, shuffle=True)\n", FIXED_CALL)
+    if guarded:
+        after = after.replace("try:\n", "try:\n    import torch\n")
+    else:
+        after = "import torch\n\n" + after
+    assert (tmp_path / "train.py").read_text() == after
+
+
+def test_a_bare_except_is_an_import_guard_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from seedlint import cli
+
+    before = GUARDED.replace("except {handler}:", "except:")
+    (tmp_path / "train.py").write_text(before)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--isolated", "--no-cache", "--fix", "-q", "train.py"]) == 0
+    after = before.replace("    return DataLoader(dataset, shuffle=True)\n", FIXED_CALL)
+    assert (tmp_path / "train.py").read_text() == after.replace(
+        "try:\n", "try:\n    import torch\n"
+    )

@@ -1,0 +1,229 @@
+"""The project index, at the edges the machine-made mutants found untested (issue 31): what a
+file's findings take from other files (a builder's callers), on a cold run and on a warm one
+after the other file changed (the cache must not serve the old answer).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from seedlint import cli
+
+BUILDER = (
+    "from torch.utils.data import DataLoader\n\n\n"
+    "def build(ds, train):\n    return DataLoader(ds, shuffle=train)\n"
+)
+
+
+def findings(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> list[tuple[str, int, str, str]]:
+    monkeypatch.chdir(project)
+    capsys.readouterr()
+    code = cli.main(["check", "--output-format", "json", *args])
+    out = json.loads(capsys.readouterr().out)
+    assert code == (1 if out else 0)
+    return sorted(
+        (Path(f["filename"]).name, f["location"]["row"], f["code"], f["message"]) for f in out
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "lib.py").write_text(BUILDER)
+    return tmp_path
+
+
+@pytest.mark.parametrize("cache", [["--no-cache"], ["--cache-dir", "cache"]], ids=["cold", "warm"])
+def test_a_builders_finding_follows_its_callers(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    cache: list[str],
+) -> None:
+    train = project / "train.py"
+    train.write_text("from lib import build\n\nloader = build(range(8), True)\n")
+    flagged = [
+        (
+            "lib.py",
+            5,
+            "RNG001",
+            "DataLoader shuffles without a `generator` (shuffle=True from `train.py:3`)",
+        )
+    ]
+    assert findings(project, monkeypatch, capsys, *cache, ".") == flagged
+    train.write_text("from lib import build\n\nloader = build(range(8), False)\n")
+    assert findings(project, monkeypatch, capsys, *cache, ".") == []
+    train.write_text("from lib import build\n\nloader = build(range(8), train=True)\n")
+    assert findings(project, monkeypatch, capsys, *cache, ".") == flagged
+    # Only lib.py named: its callers are still the project's.
+    assert findings(project, monkeypatch, capsys, *cache, "lib.py") == flagged
+
+
+def test_a_rebound_parameter_or_a_local_is_no_builder_parameter(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A loader argument is the caller's only when it is, as written, a parameter bound once:
+    a parameter the function rebinds, or a local variable, is its own value."""
+    (project / "lib.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def build(ds, train):\n    train = False\n    return DataLoader(ds, shuffle=train)\n\n\n"
+        "def local(ds):\n    shuffle = True\n    return DataLoader(ds, shuffle=shuffle)\n"
+    )
+    (project / "train.py").write_text(
+        "from lib import build, local\n\nloader = build(range(8), True)\nother = local(range(8))\n"
+    )
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        (
+            "lib.py",
+            11,
+            "RNG001",
+            "DataLoader shuffles without a `generator` (shuffle=True: assigned at line 10)",
+        )
+    ]
+
+
+HELPERS = (
+    "import torch\n\n\ndef set_seed(s):\n    torch.manual_seed(s)\n\n\n"
+    "def set_other(s):\n    pass\n"
+)
+PROGRAM = (
+    "import random\n\nimport torch\n\nfrom {module} import {helper}\n\n"
+    "random.seed(0)\n{helper}(0)\nmodel = torch.nn.Linear(2, 2)\n"
+)
+UNSEEDED = "This program seeds `random` but never torch: add `torch.manual_seed`"
+
+
+@pytest.mark.parametrize(
+    ("utils", "module"),
+    [
+        (None, "helpers"),  # the helper itself
+        ("from helpers import set_seed, set_other\n", "utils"),  # a re-export by name
+        pytest.param(
+            "from helpers import *\n",
+            "utils",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="bug: a helper re-exported by a star import (`from helpers import *` in "
+                "utils.py, `from utils import set_seed`) is not followed: RNG004 flags the "
+                "program that seeds torch through it, with a safe fix",
+            ),
+        ),
+    ],
+    ids=["direct", "by-name", "star"],
+)
+def test_seeding_through_a_helper_and_its_re_exports(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    utils: str | None,
+    module: str,
+) -> None:
+    (project / "helpers.py").write_text(HELPERS)
+    if utils is not None:
+        (project / "utils.py").write_text(utils)
+    (project / "train.py").write_text(PROGRAM.format(module=module, helper="set_seed"))
+    (project / "other.py").write_text(PROGRAM.format(module=module, helper="set_other"))
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("other.py", 7, "RNG004", UNSEEDED)
+    ]
+
+
+@pytest.mark.parametrize("star", ["from lib import *\n", "from pkg.lib import *\n"])
+def test_a_builders_caller_through_a_star_import(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], star: str
+) -> None:
+    if "pkg" in star:
+        (project / "pkg").mkdir()
+        (project / "pkg" / "__init__.py").write_text("")
+        (project / "lib.py").rename(project / "pkg" / "lib.py")
+    (project / "caller.py").write_text(star + "\nloader = build(range(8), True)\n")
+    (project / "ordered.py").write_text(star + "\nloader = build(range(8), False)\n")
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        (
+            "lib.py",
+            5,
+            "RNG001",
+            "DataLoader shuffles without a `generator` (shuffle=True from `caller.py:3`)",
+        )
+    ]
+
+
+DEFINED = "class B:\n    pass\n\n\nclass C:\n    pass\n\n\n"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "bases"),
+    [
+        ("B", "C", frozenset({"B", "C"})),  # both read: the union
+        ("B", "make()", None),  # one unreadable: may be anything
+        ("make()", "B", None),
+        ("make()", "make()", None),
+        ("B", "B", frozenset({"B"})),
+    ],
+)
+def test_a_class_defined_twice_has_the_bases_of_both(
+    first: str, second: str, bases: frozenset[str] | None
+) -> None:
+    from seedlint.project.hints import class_hint
+
+    text = DEFINED + f"class A({first}):\n    pass\n\n\nclass A({second}):\n    pass\n"
+    found = class_hint(text.encode())
+    assert found is not None
+    assert found.classes == {"B": frozenset(), "C": frozenset(), "A": bases}
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        "from .loaders import MyLoader\n",
+        pytest.param(
+            "from .loaders import *\n",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="bug: a loader class re-exported by a star import of the package "
+                "(`from .loaders import *` in pkg/__init__.py, `from pkg import MyLoader`) is "
+                "not followed: its shuffling call has no RNG001 finding",
+            ),
+        ),
+    ],
+    ids=["by-name", "star"],
+)
+def test_a_loader_class_through_its_packages_re_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], init: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "loaders.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\nclass MyLoader(DataLoader):\n    pass\n"
+    )
+    (tmp_path / "pkg" / "__init__.py").write_text(init)
+    (tmp_path / "train.py").write_text(
+        "from pkg import MyLoader\n\nloader = MyLoader(range(8), shuffle=True)\n"
+    )
+    assert [f[:3] for f in findings(tmp_path, monkeypatch, capsys, "--no-cache", ".")] == [
+        ("train.py", 3, "RNG001")
+    ]
+
+
+@pytest.mark.parametrize(
+    "base", ["helpers", "helpers.Missing", "pkg", "pkg.mod.Thing", "unknown.Thing"]
+)
+def test_a_class_whose_base_is_a_module_or_a_missing_name(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], base: str
+) -> None:
+    """A base that names a module, or a name a module lacks, is no loader class: the calls of
+    the subclass are no loader calls, and nothing breaks."""
+    (project / "helpers.py").write_text("import torch\n\nvalue = 1\n")
+    (project / "pkg").mkdir()
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "mod.py").write_text("Thing = 1\n")
+    (project / "train.py").write_text(
+        f"import helpers\nimport pkg\nimport pkg.mod\nimport unknown\n\n\nclass D({base}):\n"
+        "    pass\n\n\nloader = D(range(8), shuffle=True)\n"
+    )
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == []

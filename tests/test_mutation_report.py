@@ -1,0 +1,92 @@
+"""Every output format, byte for byte (issue 31): the machine-made mutants of ``seedlint/report``
+changed a plural, a column, an escape, a region, and the tests that only look for a code in the
+output let them through.
+
+``tests/fixtures/mutation/report/`` holds a small project (a script with a safe fix, one with
+an unsafe one and a multi-line call, a tab and non-ASCII text, a notebook of two cells, a file
+with one finding) and, under ``expected/``, what each format prints for it, with the
+statistics and the summary lines. After a deliberate change of a format, write them again with
+``python -m tests.test_mutation_report`` and read the diff.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from seedlint import cli
+from seedlint.config import OUTPUT_FORMATS
+
+FOLDER = Path(__file__).parent / "fixtures" / "mutation" / "report"
+PROJECT = FOLDER / "project"
+EXPECTED = FOLDER / "expected"
+
+# (name, arguments): each format alone, with --statistics, over one file and over none.
+RUNS = [
+    *[(name, ["--output-format", name, "."]) for name in OUTPUT_FORMATS],
+    *[
+        (f"{name}-statistics", ["--output-format", name, "--statistics", "."])
+        for name in ("full", "concise", "json", "json-lines")
+    ],
+    *[(f"{name}-one", ["--output-format", name, "one.py"]) for name in OUTPUT_FORMATS],
+    ("full-unsafe", ["--output-format", "full", "--unsafe-fixes", "."]),
+    ("full-none", ["--output-format", "full", "--select", "RNG006", "."]),
+    ("concise-diff", ["--output-format", "concise", "--fix", "--diff", "."]),
+    ("concise-fixed", ["--output-format", "concise", "--fix", "."]),
+    ("concise-fixed-one", ["--output-format", "concise", "--fix", "one.py"]),
+    ("full-fixed-unsafe", ["--output-format", "full", "--fix", "--unsafe-fixes", "."]),
+]
+
+
+def run(folder: Path, args: list[str]) -> str:
+    """What the command prints (stdout, then stderr), with the folder's path as <root>."""
+    out, err = io.StringIO(), io.StringIO()
+    here = Path.cwd()
+    try:
+        os.chdir(folder)
+        with redirect_stdout(out), redirect_stderr(err):
+            code = cli.main(["check", "--isolated", "--no-cache", *args])
+    finally:
+        os.chdir(here)
+    text = f"exit {code}\n-- stdout\n{out.getvalue()}-- stderr\n{err.getvalue()}"
+    return text.replace(str(folder.resolve()), "<root>").replace(str(folder), "<root>")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the project (a --fix changes it)."""
+    folder = tmp_path / "project"
+    shutil.copytree(PROJECT, folder)
+    return folder
+
+
+@pytest.mark.parametrize(("name", "args"), RUNS, ids=[name for name, _ in RUNS])
+def test_every_format_byte_for_byte(project: Path, name: str, args: list[str]) -> None:
+    expected = (EXPECTED / f"{name}.txt").read_text(encoding="utf-8")
+    assert run(project, args) == expected
+
+
+def test_every_expected_output_is_a_run() -> None:
+    assert sorted(p.stem for p in EXPECTED.glob("*.txt")) == sorted(name for name, _ in RUNS)
+
+
+def main() -> None:  # pragma: no cover - writes the expected outputs again
+    import tempfile
+
+    EXPECTED.mkdir(exist_ok=True)
+    for name, args in RUNS:
+        with tempfile.TemporaryDirectory() as temporary:
+            folder = Path(temporary) / "project"
+            shutil.copytree(PROJECT, folder)
+            (EXPECTED / f"{name}.txt").write_text(run(folder, args), encoding="utf-8")
+    print(f"wrote {len(RUNS)} files under {EXPECTED}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

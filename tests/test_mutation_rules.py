@@ -1,0 +1,126 @@
+"""The rules and the analysis, at the edges the machine-made mutants found untested (issue 31).
+
+``tests/fixtures/mutation/*.py`` are rule fixtures as ``tests/fixtures/RNG00N/`` are: a line
+ending in ``# error: RNG00N`` expects that finding there, every other line none. Each is checked
+by ``check_text`` and by the command line over the whole folder. ``FIXES`` are fix cases: the
+text a real ``--fix`` (``--unsafe-fixes`` where the case says) writes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from seedlint import cli
+from seedlint.engine.check import check_text
+from tests.fixtures_support import expected_findings, fixture_settings
+
+FOLDER = Path(__file__).parent / "fixtures" / "mutation"
+CASES = sorted(FOLDER.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.name)
+def test_mutation_fixture_findings(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    found = check_text(text, str(path), fixture_settings(text, FOLDER)).findings
+    assert sorted((f.row, f.code) for f in found) == expected_findings(text)
+    assert expected_findings(text) or "no finding" in text.lower()
+
+
+def test_mutation_fixtures_through_the_command_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(FOLDER)
+    capsys.readouterr()
+    code = cli.main(
+        ["check", "--isolated", "--no-cache", "--output-format", "json", *(p.name for p in CASES)]
+    )
+    found = sorted(
+        (f["filename"], f["location"]["row"], f["code"])
+        for f in json.loads(capsys.readouterr().out)
+    )
+    expected = sorted(
+        (str(p), row, code) for p in CASES for row, code in expected_findings(p.read_text())
+    )
+    assert [(Path(name).name, row, c) for name, row, c in found] == [
+        (Path(name).name, row, c) for name, row, c in expected
+    ]
+    assert code == 1
+
+
+# (name, before, after, the options)
+FIXES = [
+    (
+        "rng004 reuses the last seeding call's literal",
+        "import random\n\nimport torch\n\nrandom.seed(1234)\nx = torch.rand(3)\n",
+        "import random\n\nimport torch\n\nrandom.seed(1234)\ntorch.manual_seed(1234)\n"
+        "x = torch.rand(3)\n",
+        [],
+    ),
+    (
+        "rng001 in a method takes the seed its __init__ stores on self",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Trainer:\n"
+        "    def __init__(self, seed, cfg):\n        width = 2\n        self.cfg = cfg\n"
+        "        self.cfg.width = width\n        self.items = [0]\n        self.items[0] = 1\n"
+        "        self.seed = seed\n\n    def loader(self):\n"
+        "        return DataLoader(range(8), shuffle=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Trainer:\n"
+        "    def __init__(self, seed, cfg):\n        width = 2\n        self.cfg = cfg\n"
+        "        self.cfg.width = width\n        self.items = [0]\n        self.items[0] = 1\n"
+        "        self.seed = seed\n\n    def loader(self):\n"
+        "        return DataLoader(\n            range(8),\n            shuffle=True,\n"
+        "            generator=torch.Generator().manual_seed(self.seed),\n        )\n",
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "options"), [case[1:] for case in FIXES], ids=[case[0] for case in FIXES]
+)
+def test_fix_cases(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    before: str,
+    after: str,
+    options: list[str],
+) -> None:
+    (tmp_path / "train.py").write_text(before)
+    monkeypatch.chdir(tmp_path)
+    cli.main(["check", "--isolated", "--no-cache", "--fix", "-q", *options, "train.py"])
+    assert (tmp_path / "train.py").read_text() == after
+
+
+# -- every finding of every rule fixture, with its span, message, fix title and safety --------
+GOLDEN = FOLDER / "findings.txt"
+
+
+def _fixture_findings() -> str:
+    from tests.fixtures_support import FIXTURES, rule_fixtures
+
+    out = []
+    for path in [*rule_fixtures(), *CASES]:
+        text = path.read_text(encoding="utf-8")
+        settings = fixture_settings(text, FIXTURES if path not in CASES else FOLDER)
+        for f in check_text(text, str(path), settings).findings:
+            fix = "no fix" if f.fix is None else f"{f.fix.applicability.value}: {f.fix.message}"
+            name = path.relative_to(FIXTURES).as_posix()
+            out.append(
+                f"{name}:{f.row}:{f.col}-{f.end_row}:{f.end_col} {f.code} {f.name}: {f.message}"
+                f"\n    noqa rows {list(f.noqa_rows)}; {fix}"
+            )
+    return "\n".join(out) + "\n"
+
+
+def test_every_fixture_finding_byte_for_byte() -> None:
+    """The span, message, noqa rows, fix title and fix safety of every finding of the rule
+    fixtures (``test_rules`` checks their rows and codes). After a deliberate change, write
+    the file again with ``python -m tests.test_mutation_rules`` and read the diff."""
+    assert _fixture_findings() == GOLDEN.read_text(encoding="utf-8")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    GOLDEN.write_text(_fixture_findings(), encoding="utf-8")

@@ -1,0 +1,106 @@
+"""The run's caches never change a finding (issue 31): the machine-made mutants of
+``seedlint/run`` (the findings' cache, the project summaries' cache, the run record) served a
+stale or a wrong entry, and no test compared a warm run with a cold one.
+
+For every project of ``tests/fixtures/projects/``: the findings of a run without a cache are
+those of a cold run with one, of a warm run (the files old enough for their stat key to be
+trusted), of a warm run after every file was touched (same bytes, new stat key), of a warm run
+after one file changed, and of a run in the process pool; and a run of one file (whose
+project's other modules come from the summaries' cache) finds what it finds without a cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seedlint import cli
+from tests.test_mutants import pool_forced
+
+PROJECTS = Path(__file__).parent / "fixtures" / "projects"
+OLD = 1_000_000_000
+
+
+def check(
+    folder: Path, capsys: pytest.CaptureFixture[str], *args: str, path: Path | None = None
+) -> list[Any]:
+    capsys.readouterr()
+    code = cli.main(["check", "--output-format", "json", *args, str(path or folder)])
+    out = json.loads(capsys.readouterr().out)
+    assert code == (1 if out else 0)
+    for finding in out:
+        finding["filename"] = os.path.relpath(finding["filename"], folder)
+    return sorted(out, key=lambda f: json.dumps(f, sort_keys=True))
+
+
+def age(folder: Path, when: int = OLD) -> None:
+    for path in folder.rglob("*"):
+        if path.is_file():
+            os.utime(path, (when, when))
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in PROJECTS.iterdir() if p.is_dir()))
+def test_the_caches_never_change_a_finding(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+) -> None:
+    folder = tmp_path / name
+    shutil.copytree(PROJECTS / name, folder)
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    plain = check(folder, capsys, "--no-cache")
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert check(folder, capsys, *cache) == plain  # cold
+    assert (tmp_path / "cache").is_dir()
+    assert check(folder, capsys, *cache) == plain  # warm
+    age(folder, OLD + 10)  # every stat key changes, no byte does
+    assert check(folder, capsys, *cache) == plain
+    assert check(folder, capsys, *cache) == plain
+    # One file at a time (a pre-commit run): the other modules' summaries from the cache.
+    for path in sorted(folder.rglob("*.py"))[:4]:
+        alone = check(folder, capsys, "--no-cache", path=path)
+        assert check(folder, capsys, *cache, path=path) == alone
+        assert check(folder, capsys, *cache, path=path) == alone
+    # One file changes: the warm run's findings are those of a run without the cache.
+    first = sorted(folder.rglob("*.py"))[0]
+    first.write_text(first.read_text() + "\nextra = 1\n")
+    age(folder, OLD + 20)
+    changed = check(folder, capsys, "--no-cache")
+    assert check(folder, capsys, *cache) == changed
+    assert check(folder, capsys, *cache, "--jobs", "1") == changed
+    pool_forced(monkeypatch)
+    assert check(folder, capsys, "--no-cache", "--jobs", "2") == changed
+    assert check(folder, capsys, *cache, "--jobs", "2") == changed
+
+
+def test_a_run_of_many_files_one_without_a_stat_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run of more files than a run record needs, one of which cannot be stat-ed (it
+    vanished, say): no record is kept, and every file is still checked."""
+    from seedlint.run import files
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for index in range(files._RUN_FILES + 6):
+        (folder / f"m{index:03d}.py").write_text(
+            "import torch\nfrom torch.utils.data import DataLoader\n\n"
+            f"loader = DataLoader(range({index + 1}), shuffle=True)\n"
+        )
+    age(folder)
+    real = files.stat_key
+    lost = folder / "m005.py"
+    monkeypatch.setattr(files, "stat_key", lambda path: None if path == lost else real(path))
+    monkeypatch.chdir(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    for _ in range(2):
+        found = check(folder, capsys, *cache)
+        assert len(found) == files._RUN_FILES + 6
+    assert not list((tmp_path / "cache").rglob("run-*.json"))
