@@ -149,7 +149,10 @@ def test_fix_seed_is_the_literal_where_the_program_names_none(
 @pytest.mark.parametrize(
     ("missing", "message"),
     [
-        ("pygls", "`seedlint server` needs pygls and lsprotocol: pip install 'seedlint[server]'"),
+        (
+            "pygls",
+            "`seedlint server` needs pygls and lsprotocol: python3 -m pip install",
+        ),
         ("pygls.lsp.server", "`seedlint server` needs pygls and lsprotocol"),
         ("lsprotocol.types", "`seedlint server` needs pygls and lsprotocol"),
         ("yaml", "internal error: ModuleNotFoundError"),  # not the server's extra: a bug

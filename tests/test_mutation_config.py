@@ -490,10 +490,10 @@ def test_the_formatters_line_length(
         (tmp_path / name).write_text(content)
     shown = settings_shown(["pkg/a.py"], tmp_path, monkeypatch, capsys)
     assert shown["line-length"][0] == length
-    # ... found from a folder below, and --isolated reads none of it.
+    # ... found from a folder below, and --isolated reads none of it (the fixes' default, 88).
     assert (
         settings_shown(["--isolated", "pkg/a.py"], tmp_path, monkeypatch, capsys)["line-length"][0]
-        is None
+        == 88
     )
 
 

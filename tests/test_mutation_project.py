@@ -95,7 +95,9 @@ PROGRAM = (
     "import random\n\nimport torch\n\nfrom {module} import {helper}\n\n"
     "random.seed(0)\n{helper}(0)\nmodel = torch.nn.Linear(2, 2)\n"
 )
-UNSEEDED = "This program seeds `random` but never torch: add `torch.manual_seed`"
+UNSEEDED = (
+    "This program seeds `random` but never torch (it draws in `other`): add `torch.manual_seed`"
+)
 
 
 @pytest.mark.parametrize(

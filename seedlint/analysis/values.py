@@ -352,7 +352,10 @@ class ValueEvaluator:
         if not passed:
             # Built only in other modules (or by a framework): what they pass is not followed
             # yet, so the parameter may be anything, as before.
-            return ANYTHING if default.options is not None else default
+            # A `None` default stays visible (a fix must not take `self.seed = seed` for one).
+            if default.options is None or None in default.options:
+                return default
+            return ANYTHING
         return union(_replace_absent(value, lambda: default) for value in passed)
 
     # -- instances and their attributes ---------------------------------------------------------
