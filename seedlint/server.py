@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import importlib
 import io
 import json
 import logging
@@ -134,8 +133,9 @@ class Linted:
 
     @property
     def ipynb_text(self) -> bool:
-        """A notebook's JSON, open as text: its findings count rows in their cells."""
-        return self.display.endswith(".ipynb")
+        """A notebook's JSON, open as text: its findings count rows in their cells (a cell
+        synced as a notebook document is not one)."""
+        return self.notebook is None and self.display.endswith(".ipynb")
 
     def file_position(self, cell: int, row: int, col: int) -> tuple[int, int]:
         """A notebook finding's cell row and column as the buffer's 1-based row and 0-based
@@ -630,7 +630,7 @@ class SeedlintServer(LanguageServer):
         data: dict[str, Any] = {"noqa_rows": list(finding.noqa_rows)}
         where = (finding.row, finding.col, finding.end_row, finding.end_col)
         message = finding.message
-        if finding.cell is not None:  # a notebook's JSON: the line that holds the cell's line
+        if finding.cell is not None and linted.ipynb_text:  # rows in the JSON that hold the cell
             row, col = linted.file_position(finding.cell, finding.row, finding.col)
             end_row, end_col = linted.file_position(finding.cell, finding.end_row, finding.end_col)
             where = (row, col, end_row, end_col) if end_row == row else (row, col, row, col)
@@ -867,8 +867,10 @@ def may_fix(linted: Linted) -> bool:
 
 def warm_fixes() -> None:
     try:
-        for name in ("seedlint.fixes.context", "seedlint.fixes.transform", "seedlint.fixes.edits"):
-            importlib.import_module(name)  # libcst, and the fix toolkit
+        # libcst, and the fix toolkit (plain imports: the source never imports by a computed name)
+        import seedlint.fixes.context
+        import seedlint.fixes.edits
+        import seedlint.fixes.transform  # noqa: F401
     except Exception:  # nothing depends on it: the fix imports them itself
         log.exception("seedlint: importing the fixes in the background failed")
 

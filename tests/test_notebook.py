@@ -272,7 +272,7 @@ def test_the_cache_keeps_cells(tmp_path: Path) -> None:
 
 # -- fixing: splitting and splicing, with a stand-in fixer -----------------------------------
 def fake_fix_text(
-    text: str, display: str, settings: Settings, unsafe: bool, first: Any = None
+    text: str, display: str, settings: Settings, unsafe: bool, first: Any = None, *rest: Any
 ) -> Any:
     """Adds ``import torch`` at the top and a generator to each shuffling loader."""
     new = text.replace("shuffle=True)", "shuffle=True, generator=torch.Generator().manual_seed(0))")

@@ -312,7 +312,8 @@ def test_case_14_a_file_with_two_names_is_fixed_once_and_reported_once(tmp_path:
     assert (root / "l1.py").is_symlink() and (root / "l2.py").is_symlink()
     (root / "a.py").write_text(UNSEEDED_SCRIPT)
     proc = _check(root, "--diff", ".", env=_env(tmp_path))
-    assert proc.stdout.count("+++ ") == 1 and not proc.stderr, proc.stdout + proc.stderr
+    assert proc.stdout.count("+++ ") == 1, proc.stdout + proc.stderr
+    assert proc.stderr == "Would fix 1 finding.\n", proc.stderr  # ruff's --diff summary
 
 
 # -- case 16: a cache that cannot be written is said once ----------------------------------------

@@ -79,7 +79,7 @@ def full(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = 
         if finding.fix is not None:
             out.append(f"  help: {printable(finding.fix.message)}")
             if finding.fixable and finding.fix.edits and lines:
-                out.extend(fix_preview(lines, finding.fix.edits, finding.cell))
+                out.extend(map(printable, fix_preview(lines, finding.fix.edits, finding.cell)))
             if finding.fix.applicability is Applicability.UNSAFE:
                 out.append("  note: This is an unsafe fix and may change runtime behavior")
         out.append("")
