@@ -33,6 +33,11 @@ def rule_url(code: str) -> str:
     return DOCS_URL.format(code=code)
 
 
+def _printable_keeping_tabs(line: str) -> str:
+    """A preview line made harmless, its tabs kept (an indentation, harmless in a terminal)."""
+    return "\t".join(printable(part) for part in line.split("\t"))
+
+
 def _location(finding: Finding) -> str:
     if finding.cell is not None:
         return f"{finding.path}:cell {finding.cell}:{finding.row}:{finding.col + 1}"
@@ -79,7 +84,8 @@ def full(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] = 
         if finding.fix is not None:
             out.append(f"  help: {printable(finding.fix.message)}")
             if finding.fixable and finding.fix.edits and lines:
-                out.extend(map(printable, fix_preview(lines, finding.fix.edits, finding.cell)))
+                preview = fix_preview(lines, finding.fix.edits, finding.cell)
+                out.extend(_printable_keeping_tabs(line) for line in preview)
             if finding.fix.applicability is Applicability.UNSAFE:
                 out.append("  note: This is an unsafe fix and may change runtime behavior")
         out.append("")
