@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -147,11 +148,16 @@ def test_case_11_a_path_a_thousand_folders_deep(tmp_path: Path) -> None:
     finally:
         os.chdir(Path(__file__).parent)
     deep = "/".join(["d"] * 1000) + "/a.py"
-    for args in ((deep,), ("--no-cache", ".")):
-        proc = _check(folder, *args, env=_env(tmp_path))
-        assert proc.returncode == 1, proc.stderr[-500:]
-        assert "internal error" not in proc.stderr
-        assert proc.stdout.count(FLAGGED) == 1
+    try:
+        for args in ((deep,), ("--no-cache", ".")):
+            proc = _check(folder, *args, env=_env(tmp_path))
+            assert proc.returncode == 1, proc.stderr[-500:]
+            assert "internal error" not in proc.stderr
+            assert proc.stdout.count(FLAGGED) == 1
+    finally:
+        # Removed here: pytest's later clean-up of old temporary folders (shutil.rmtree)
+        # recurses once per level and would end a later session with a RecursionError.
+        subprocess.run(["rm", "-rf", str(folder / "d")], check=False)
 
 
 # -- cases 3 and 13: the record of a whole run ----------------------------------------------------
