@@ -156,7 +156,9 @@ FORBIDDEN_MODULES = {
 # The one exception: fixes/write.py swaps a fixed file's name with the old one's through
 # Linux's renameat2 (RENAME_EXCHANGE), which os does not offer, so that an editor's save is
 # never overwritten (issue 34); it calls that one C library function, nothing else.
-ALLOWED_IMPORTS = {("fixes", "write.py", "ctypes")}
+# And project/configs.py reads the config files a program loads with PyYAML's safe loader only
+# (test_configs_use_the_safe_loader_only): no tag of it builds a Python object.
+ALLOWED_IMPORTS = {("fixes", "write.py", "ctypes"), ("project", "configs.py", "yaml")}
 FORBIDDEN_ATTRIBUTES = {
     "system",
     "popen",
@@ -376,3 +378,19 @@ def test_clean_removes_only_a_seedlint_cache_folder(tmp_path: Path) -> None:
     assert (tmp_path / ".seedlint_cache").is_dir()
     assert run(tmp_path, "clean").returncode == 0
     assert not (tmp_path / ".seedlint_cache").exists()
+
+
+def test_configs_use_the_safe_loader_only() -> None:
+    """The one module that imports yaml names no loader but the safe ones, and no function
+    that builds with another (`yaml.load`, `full_load`, `unsafe_load`)."""
+    path = Path(__file__).parent.parent / "seedlint" / "project" / "configs.py"
+    tree = ast.parse(path.read_text())
+    used = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "yaml"
+    }
+    assert used, "configs.py no longer uses yaml: drop its ALLOWED_IMPORTS entry"
+    assert used <= {"SafeLoader", "CSafeLoader", "YAMLError", "MappingNode", "SequenceNode"}

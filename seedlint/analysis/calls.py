@@ -97,6 +97,7 @@ class CallBinder:
         self.evaluator = evaluator
         self.builder = evaluator.builder
         self._active: set[tuple[int, str]] = set()
+        self._self_active: set[tuple[int, str]] = set()  # `self.kw` dicts being followed
 
     def bind(self, call: ast.Call, signature: Signature, scope: Scope) -> dict[str, Value]:
         """A Value for every parameter; ABSENT among its options where it may not be passed."""
@@ -146,7 +147,44 @@ class CallBinder:
             result = DictValue(dict(left.entries), open=left.open)
             _merge(result, self.dict_value(expr.orelse, scope), definite=False)
             return result
+        mappings = self.evaluator.config_mapping(expr, scope)  # `**cfg["loader"]["args"]`
+        options = (
+            [DictValue(dict(m), open=False) for m in mappings]
+            if mappings is not None
+            else self._self_dicts(expr, scope)
+        )
+        if options is not None and options:
+            combined = options[0]
+            for other in options[1:]:
+                combined = DictValue(dict(combined.entries), open=combined.open)
+                _merge(combined, other, definite=False)
+            return combined
         return DictValue({}, open=True)
+
+    def _self_dicts(self, expr: ast.expr, scope: Scope) -> Optional[list[DictValue]]:
+        """``self.kwargs`` of a class of this module: each dict its methods assign to it
+        (``self.kwargs = {...}`` in ``__init__``); None when something else may set or change
+        it (an assignment of another kind, a subscript store, a method call on it)."""
+        if not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name):
+            return None
+        instances = self.evaluator.instances_of(expr.value, scope)
+        if not instances:
+            return None
+        found: list[DictValue] = []
+        for cls, _ in instances:
+            key = (id(cls), expr.attr)
+            assigned = self.evaluator.self_assigned(cls, expr.attr)
+            if key in self._self_active or not assigned or _changed_in_place(cls, expr.attr):
+                return None  # `self.kw = {**self.kw, ...}` too: not followed
+            self._self_active.add(key)
+            try:
+                for value, method_scope in assigned:
+                    if value is None:
+                        return None
+                    found.append(self.dict_value(value, method_scope))
+            finally:
+                self._self_active.discard(key)
+        return found
 
     def _dict_literal(self, expr: ast.Dict, scope: Scope) -> DictValue:
         result = DictValue({}, open=False)
@@ -252,9 +290,26 @@ class CallBinder:
                     _set(result, key_name, known(ABSENT), conditional=True)
 
 
+def _changed_in_place(cls: ast.ClassDef, attr: str) -> bool:
+    """Whether a method of ``cls`` changes ``self.attr`` in place (``self.attr[k] = v``,
+    ``self.attr.update(...)``, ``del self.attr[k]``, ``self.attr |= ...``)."""
+    for node in ast.walk(cls):
+        base: Optional[ast.expr] = None
+        if isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            base = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("update", "pop", "setdefault", "clear", "popitem"):
+                base = node.func.value
+        elif isinstance(node, ast.AugAssign):
+            base = node.target
+        if isinstance(base, ast.Attribute) and base.attr == attr:
+            return True
+    return False
+
+
 def _set_at(value: Value, expr: ast.expr) -> Value:
     """A keyword dict's entry: where it was set is its origin (the call shows only `**kw`)."""
-    return with_origin(value, f"set in a dict at line {expr.lineno}")
+    return with_origin(value, f"set in a dict at line {expr.lineno}", expr.lineno)
 
 
 def _updates_in_place(binding: Binding) -> bool:

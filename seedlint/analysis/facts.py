@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Optional, TypeVar, Union
 
 from seedlint.analysis.calls import DATALOADER, CallBinder, Signature
+from seedlint.analysis.configs import ConfigSource
 from seedlint.analysis.flow import never_run
 from seedlint.analysis.libraries import checked_loader_classes, worker_seeding_loaders
 from seedlint.analysis.names import (
@@ -161,6 +162,9 @@ class ModuleFacts:
     # The project's index (a ``seedlint.project.index.ProjectIndex``, which sits above this
     # layer): rules that decide per program read it; None outside a project.
     project: object = None
+    # Where the config files the module loads are read (a ``ConfigSource``: the project
+    # layer's ``ConfigFiles``, which records what it read); None: configs are not followed.
+    configs: Optional[ConfigSource] = None
 
     @cached_property
     def builder(self) -> ScopeBuilder:
@@ -206,7 +210,7 @@ class ModuleFacts:
 
     @cached_property
     def values(self) -> ValueEvaluator:
-        return ValueEvaluator(self.resolver, self.tree)
+        return ValueEvaluator(self.resolver, self.tree, self.configs)
 
     @cached_property
     def binder(self) -> CallBinder:

@@ -20,8 +20,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
+from seedlint.analysis.configs import (
+    UNKNOWN,
+    UNKNOWN_MAP,
+    ConfigSource,
+    Entry,
+    compose,
+    hydra_main,
+    load_call,
+    merge,
+    open_path,
+)
+from seedlint.analysis.configs import lookup as config_lookup
 from seedlint.analysis.flow import ReachingDefinitions, flow_scope
 from seedlint.analysis.names import Binding, NameResolver, Scope, lookup
+from seedlint.core import Origin
 
 
 class _Marker:
@@ -37,12 +50,22 @@ ABSENT = _Marker("ABSENT")  # the argument is not passed: the parameter's defaul
 
 
 @dataclass(frozen=True)
+class Where:
+    """Where a value is set: a few words with the line (``argparse default, line 12``), and
+    the line and file apart for the reports' structured field."""
+
+    text: str
+    row: int = 0
+    path: str = ""  # another file (a config), from the project's root; "": this module
+
+
+@dataclass(frozen=True)
 class Value:
     options: Optional[frozenset[object]]  # None: may be anything
     unknowable: bool = False
-    # Where known options come from when that is not the expression itself: (option, a few
-    # words and a row, e.g. "argparse default, line 12"). Not part of the value's identity.
-    origins: tuple[tuple[object, str], ...] = field(default=(), compare=False)
+    # Where known options come from when that is not the expression itself: (option, where).
+    # Not part of the value's identity.
+    origins: tuple[tuple[object, Where], ...] = field(default=(), compare=False)
 
     @property
     def is_anything(self) -> bool:
@@ -63,7 +86,7 @@ class Value:
     def known(self) -> frozenset[object]:
         return self.options or frozenset()
 
-    def origin(self, predicate: Callable[[object], bool]) -> Optional[tuple[object, str]]:
+    def origin(self, predicate: Callable[[object], bool]) -> Optional[tuple[object, Where]]:
         """A known option satisfying ``predicate`` and where it comes from, when recorded."""
         for option, where in self.origins:
             if predicate(option):
@@ -71,8 +94,10 @@ class Value:
         return None
 
 
-def describe_origin(name: str, value: Value, predicate: Callable[[object], bool]) -> Optional[str]:
-    """``name=4: argparse default, line 12``: a known option of ``value`` satisfying
+def describe_origin(
+    name: str, value: Value, predicate: Callable[[object], bool]
+) -> Optional[Origin]:
+    """``num_workers=4: argparse default, line 12``: a known option of ``value`` satisfying
     ``predicate`` and where it comes from; None when the value is written where it is used (or
     may be anything)."""
     found = value.origin(predicate)
@@ -82,13 +107,15 @@ def describe_origin(name: str, value: Value, predicate: Callable[[object], bool]
     shown = repr(option)
     if len(shown) > 20:
         return None
-    return f"{name}={shown}: {where}"
+    return Origin(name, shown, where.text, where.row, where.path)
 
 
-def with_origin(value: Value, where: str) -> Value:
-    """``value`` with ``where`` recorded for its known options that have no origin yet."""
+def with_origin(value: Value, text: str, row: int = 0, path: str = "") -> Value:
+    """``value`` with where it is set (``text``: a few words with the line; ``row`` and
+    ``path`` apart) recorded for its known options that have no origin yet."""
     if not value.options:
         return value
+    where = Where(text, row, path)
     recorded = {id(option) for option, _ in value.origins}
     missing = tuple(
         (option, where)
@@ -123,7 +150,7 @@ def known(*options: object) -> Value:
 def union(values: Iterable[Value]) -> Value:
     """Either of several values: a known path stays visible beside an unknowable one."""
     collected: set[object] = set()
-    origins: list[tuple[object, str]] = []
+    origins: list[tuple[object, Where]] = []
     any_known = False
     for value in values:
         if value.is_anything:
@@ -168,9 +195,18 @@ _OBJECT_EXPRESSIONS = (
 _BUILTIN_CONSTANTS = {"True": True, "False": False, "None": None}
 
 
+# A part of a loaded config: (the whole config, the entry at hand).
+ConfigPart = tuple[Entry, Entry]
+
+
 class ValueEvaluator:
-    def __init__(self, resolver: NameResolver, module: ast.Module) -> None:
+    def __init__(
+        self, resolver: NameResolver, module: ast.Module, configs: Optional[ConfigSource] = None
+    ) -> None:
         self.resolver = resolver
+        self.configs = configs
+        self._config_active: set[int] = set()
+        self._function_calls: Optional[dict[int, list[tuple[ast.Call, Scope]]]] = None
         self.builder = resolver.builder
         self._active: set[int] = set()
         self._argparse: Optional[dict[str, Value]] = None
@@ -215,7 +251,9 @@ class ValueEvaluator:
                     if keyword.arg is not None:
                         value = self.evaluate(keyword.value, scope)
                         where = f"`set_defaults`, line {call.lineno}"
-                        overridden.setdefault(keyword.arg, []).append(with_origin(value, where))
+                        overridden.setdefault(keyword.arg, []).append(
+                            with_origin(value, where, call.lineno)
+                        )
                 continue
             if func.attr != "add_argument":
                 continue
@@ -224,7 +262,7 @@ class ValueEvaluator:
                 continue
             default = self._argparse_default(call, scope)
             where = f"argparse default, line {call.lineno}"
-            found.setdefault(dest, []).append(with_origin(default, where))
+            found.setdefault(dest, []).append(with_origin(default, where, call.lineno))
         found.update(overridden)
         return {dest: union(values) for dest, values in found.items()}
 
@@ -281,6 +319,10 @@ class ValueEvaluator:
                 return ANYTHING
             bindings = self.reaching(expr, scope, bindings)
             return union(self._binding_value(b) for b in bindings)
+        if isinstance(expr, (ast.Attribute, ast.Subscript)) and self.configs is not None:
+            read = self.config_read(expr, scope)
+            if read is not None:
+                return read
         if isinstance(expr, ast.Attribute):
             return self._attribute(expr, scope)
         if isinstance(expr, ast.IfExp):
@@ -290,10 +332,264 @@ class ValueEvaluator:
         if isinstance(expr, _OBJECT_EXPRESSIONS):
             return known(OBJECT)
         if isinstance(expr, ast.Call):
+            if self.configs is not None and _is_get(expr):
+                read = self.config_read(expr, scope)
+                if read is not None:
+                    return read
             if self.constructs_object(expr, scope):
                 return known(OBJECT)
             return self._returned(expr, scope)
         return ANYTHING
+
+    # -- config files --------------------------------------------------------------------------
+    def config_read(self, expr: ast.expr, scope: Scope) -> Optional[Value]:
+        """What a read of a loaded config gives (``cfg.data.workers``, ``cfg["shuffle"]``,
+        ``cfg.get("shuffle", True)``); None when ``expr`` is no read of a config the model
+        follows."""
+        keys: list[str] = []
+        default: Optional[ast.expr] = None
+        getter = False
+        node = expr
+        if isinstance(node, ast.Call) and _is_get(node):
+            assert isinstance(node.func, ast.Attribute)
+            getter = True
+            first = node.args[0]
+            assert isinstance(first, ast.Constant)
+            keys.append(str(first.value))
+            rest = [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "default")]
+            default = rest[0] if rest else None
+            node = node.func.value
+        path = _key_path(node)
+        if path is None:
+            return None
+        base, more = path
+        keys = [*more, *reversed(keys)]
+        if not keys:
+            return None
+        parts = self._config_parts(base, scope)
+        if parts is None:
+            return None
+        values: list[Value] = []
+        for root, start in parts:
+            found = config_lookup(root, start, keys)
+            if found is None and getter:
+                values.append(known(None) if default is None else self.evaluate(default, scope))
+            elif found is None or found is UNKNOWN or not isinstance(found, Entry):
+                values.append(ANYTHING)  # a key the config does not set: unknown
+            else:
+                values.append(_entry_value(found))
+        return union(values)
+
+    def config_mapping(self, expr: ast.expr, scope: Scope) -> Optional[list[dict[str, Value]]]:
+        """The keyword dicts a config mapping spread with ``**`` gives (one per config it may
+        be); None when ``expr`` is no part of a config the model follows."""
+        if self.configs is None:
+            return None
+        parts = self._config_parts(expr, scope)
+        if parts is None:
+            return None
+        found: list[dict[str, Value]] = []
+        for root, entry in parts:
+            if not isinstance(entry.value, dict) or entry.value is UNKNOWN_MAP:
+                return None
+            values: dict[str, Value] = {}
+            for key in entry.value:
+                item = config_lookup(root, entry, [key])
+                values[key] = _entry_value(item) if isinstance(item, Entry) else ANYTHING
+            found.append(values)
+        return found
+
+    def instances_of(
+        self, name: ast.Name, scope: Scope
+    ) -> Optional[list[tuple[ast.ClassDef, Optional[tuple[ast.Call, Scope]]]]]:
+        """The classes of this module ``name`` is an instance of (see :meth:`_instances`)."""
+        return self._instances(name, scope)
+
+    def self_assigned(self, cls: ast.ClassDef, attr: str) -> list[tuple[Optional[ast.expr], Scope]]:
+        """What the methods of ``cls`` assign to ``self.attr`` (None: not a plain value)."""
+        return [(value, scope) for value, scope, _ in self._self_assignments(cls).get(attr, ())]
+
+    def _config_parts(self, expr: ast.expr, scope: Scope) -> Optional[list[ConfigPart]]:
+        """The config parts ``expr`` may be, when every path gives one; else None."""
+        key = id(expr)
+        if key in self._config_active:
+            return None
+        self._config_active.add(key)
+        try:
+            return self._config_parts_of(expr, scope)
+        finally:
+            self._config_active.discard(key)
+
+    def _config_parts_of(self, expr: ast.expr, scope: Scope) -> Optional[list[ConfigPart]]:
+        assert self.configs is not None
+        if isinstance(expr, ast.Name):
+            bindings = lookup(expr.id, scope)
+            if not bindings:
+                return None
+            found: list[ConfigPart] = []
+            for binding in self.reaching(expr, scope, bindings):
+                parts = self._binding_parts(binding)
+                if parts is None:
+                    return None
+                found.extend(parts)
+            return found or None
+        if isinstance(expr, ast.Call):
+            return self._loaded(expr, scope)
+        path = _key_path(expr)
+        if path is None or not path[1]:
+            return None
+        parts = self._config_parts(path[0], scope)
+        if parts is None:
+            return None
+        below: list[ConfigPart] = []
+        for root, start in parts:
+            entry = config_lookup(root, start, path[1])
+            if not isinstance(entry, Entry):
+                return None
+            below.append((root, entry))
+        return below
+
+    def _binding_parts(self, binding: Binding) -> Optional[list[ConfigPart]]:
+        if binding.kind == "assign" and binding.value is not None:
+            return self._config_parts(binding.value, binding.scope)
+        if binding.kind != "param" or not isinstance(binding.node, ast.arg):
+            return None
+        function = binding.scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        positional = [*function.args.posonlyargs, *function.args.args]
+        hydra = hydra_main(function)
+        if hydra is not None:
+            if not positional or positional[0] is not binding.node:
+                return None
+            return self._hydra(hydra, binding.scope.parent or binding.scope)
+        # A parameter of a function this module calls with a config, on every call.
+        calls = self._calls_of(function)
+        if not calls:
+            return None
+        found: list[ConfigPart] = []
+        name = binding.node.arg
+        names = [a.arg for a in positional]
+        for call, call_scope in calls:
+            passed = _passed(call, names, name)
+            parts = self._config_parts(passed, call_scope) if passed is not None else None
+            if parts is None:
+                return None
+            found.extend(parts)
+        return found
+
+    def _hydra(self, hydra: tuple[ast.expr, ast.expr], scope: Scope) -> Optional[list[ConfigPart]]:
+        assert self.configs is not None
+        config_path = self._strings(hydra[0], scope)
+        config_name = self._strings(hydra[1], scope)
+        if not config_path or not config_name:
+            return None
+        found: list[ConfigPart] = []
+        for folder in config_path:
+            for name in config_name:
+                composed = compose(self.configs, folder, name)
+                if composed is None:
+                    return None
+                found.append((composed, composed))
+        return found
+
+    def _loaded(self, call: ast.Call, scope: Scope) -> Optional[list[ConfigPart]]:
+        """The files a loading call reads, parsed: ``OmegaConf.load(path)``,
+        ``yaml.safe_load(open(path))``, ``json.load(f)`` of ``with open(path) as f``,
+        ``OmegaConf.merge(a, b)`` of loaded configs."""
+        assert self.configs is not None
+        func = call.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "merge"
+            and getattr(func.value, "id", "") == "OmegaConf"
+            and call.args
+            and not call.keywords
+        ):
+            merged: Optional[ConfigPart] = None
+            for arg in call.args:
+                parts = self._config_parts(arg, scope)
+                if parts is None or len(parts) != 1:
+                    return None
+                part = parts[0][1]
+                merged = (part, part) if merged is None else _merged(merged[1], part)
+            return [merged] if merged is not None else None
+        loading = load_call(call)
+        if loading is None:
+            return None
+        kind, argument = loading
+        path_expr: Optional[ast.expr] = argument
+        if kind == "stream":
+            path_expr = open_path(argument) or self._with_opened(argument, scope)
+        if path_expr is None:
+            return None
+        paths = self._strings(path_expr, scope)
+        if not paths:
+            return None
+        found: list[ConfigPart] = []
+        for path in paths:
+            read = self.configs.read(path)
+            if read is None:
+                return None
+            found.append((read.root, read.root))
+        return found
+
+    def _with_opened(self, expr: ast.expr, scope: Scope) -> Optional[ast.expr]:
+        """The path of ``open(path)`` that ``with ... as expr:`` bound ``expr`` to."""
+        if not isinstance(expr, ast.Name):
+            return None
+        bindings = lookup(expr.id, scope)
+        if not bindings or len(bindings) != 1:
+            return None
+        node = bindings[0].node
+        for statement, _ in self.builder.withs:
+            for item in statement.items:
+                if item.optional_vars is node:
+                    return open_path(item.context_expr)
+        return None
+
+    def _strings(self, expr: ast.expr, scope: Scope) -> Optional[list[str]]:
+        """The strings ``expr`` may be (``os.path.join`` of known strings too); None when it
+        may be anything else."""
+        if (
+            isinstance(expr, ast.Call)
+            and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr == "join"
+            and expr.args
+            and not expr.keywords
+        ):
+            pieces = [self._strings(arg, scope) for arg in expr.args]
+            if any(not p or len(p) != 1 for p in pieces):
+                return None
+            import posixpath
+
+            return [posixpath.join(*(p[0] for p in pieces if p))]
+        value = self.evaluate(expr, scope)
+        if value.options is None or value.unknowable or not value.options:
+            return None
+        strings = [o for o in value.options if isinstance(o, str)]
+        return strings if len(strings) == len(value.options) else None
+
+    def _calls_of(
+        self, function: Union[ast.FunctionDef, ast.AsyncFunctionDef]
+    ) -> list[tuple[ast.Call, Scope]]:
+        """The calls of this module that call ``function`` (by a name meaning it)."""
+        if self._function_calls is None:
+            self._function_calls = {}
+            names = {
+                node.name
+                for node in ast.walk(self._module)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            }
+            for call, scope in self.builder.calls:
+                func = call.func
+                last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                if last not in names:
+                    continue
+                for meaning in self.resolver.meanings(func, scope):
+                    if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self._function_calls.setdefault(id(meaning), []).append((call, scope))
+        return self._function_calls.get(id(function), [])
 
     def _bool_op(self, expr: ast.BoolOp, scope: Scope) -> Value:
         """``a and b`` is false on every path where some operand always is (``or``: true)."""
@@ -308,7 +604,9 @@ class ValueEvaluator:
     def _binding_value(self, binding: Binding) -> Value:
         if binding.kind == "assign" and binding.value is not None:
             value = self.evaluate(binding.value, binding.scope)
-            return with_origin(value, f"assigned at line {binding.value.lineno}")
+            return with_origin(
+                value, f"assigned at line {binding.value.lineno}", binding.value.lineno
+            )
         if binding.kind == "param":
             return self._parameter(binding)
         if binding.kind == "vararg":
@@ -323,7 +621,7 @@ class ValueEvaluator:
         parent = binding.scope.parent or binding.scope
         name = getattr(binding.node, "arg", "")
         where = f"default of `{name}`, line {binding.value.lineno}"
-        return with_origin(self.evaluate(binding.value, parent), where)
+        return with_origin(self.evaluate(binding.value, parent), where, binding.value.lineno)
 
     def _parameter(self, binding: Binding) -> Value:
         """A parameter's default, or what the constructor calls of this module pass for it when
@@ -346,6 +644,7 @@ class ValueEvaluator:
             with_origin(
                 self._argument_for(call, call_scope, function, binding.node.arg, skip_self=True),
                 f"`{parent.node.name}(...)`, line {call.lineno}",
+                call.lineno,
             )
             for call, call_scope in self._constructions(parent.node)
         ]
@@ -438,12 +737,15 @@ class ValueEvaluator:
                     with_origin(
                         self._field_argument(c, s, fields, attr),
                         f"`{cls.name}(...)`, line {c.lineno}",
+                        c.lineno,
                     )
                     for c, s in self._constructions(cls)
                 ]
                 return union([default, *(_replace_absent(v, lambda: default) for v in passed)])
             where = f"`{cls.name}(...)`, line {call[0].lineno}"
-            passed_here = with_origin(self._field_argument(*call, fields, attr), where)
+            passed_here = with_origin(
+                self._field_argument(*call, fields, attr), where, call[0].lineno
+            )
             return _replace_absent(passed_here, lambda: default)
         values: list[Value] = []
         found = False
@@ -455,8 +757,9 @@ class ValueEvaluator:
             class_scope = self.builder.scope_of[id(klass)]
             for binding in class_scope.bindings.get(attr, ()):
                 found = True
-                where = f"`{klass.name}.{attr}`, line {getattr(binding.node, 'lineno', 0)}"
-                values.append(with_origin(self._class_binding(binding), where))
+                row = getattr(binding.node, "lineno", 0)
+                where = f"`{klass.name}.{attr}`, line {row}"
+                values.append(with_origin(self._class_binding(binding), where, row))
             for value, method_scope, method in self._self_assignments(klass).get(attr, ()):
                 found = True
                 if value is None:
@@ -466,7 +769,7 @@ class ValueEvaluator:
                     got = self._with_call(method, call, value, method_scope)
                 else:
                     got = self.evaluate(value, method_scope)
-                values.append(with_origin(got, f"`self.{attr}`, line {value.lineno}"))
+                values.append(with_origin(got, f"`self.{attr}`, line {value.lineno}", value.lineno))
         return union(values) if found else ANYTHING
 
     def _self_assignments(self, cls: ast.ClassDef) -> _SelfAssignments:
@@ -520,7 +823,9 @@ class ValueEvaluator:
             for binding in self.builder.scope_of[id(klass)].bindings.get(attr, ()):
                 if binding.kind == "assign" and binding.value is not None:
                     where = f"default of `{klass.name}.{attr}`, line {binding.value.lineno}"
-                    return with_origin(self._field_value(binding.value, binding.scope), where)
+                    return with_origin(
+                        self._field_value(binding.value, binding.scope), where, binding.value.lineno
+                    )
         return UNKNOWABLE  # a required field: its value comes from the constructor's caller
 
     def _field_argument(self, call: ast.Call, scope: Scope, fields: list[str], attr: str) -> Value:
@@ -597,7 +902,7 @@ class ValueEvaluator:
                         passed = self._argument_for(
                             call[0], call[1], method, binding.node.arg, skip_self=True
                         )
-                        self._bound[id(binding.node)] = with_origin(passed, where)
+                        self._bound[id(binding.node)] = with_origin(passed, where, call[0].lineno)
             return self.evaluate(value, method_scope)
         finally:
             self._bound = saved
@@ -634,7 +939,7 @@ class ValueEvaluator:
         ]
         if _may_end(function.body):
             values.append(known(None))
-        return with_origin(union(values), f"returned by `{function.name}()`")
+        return with_origin(union(values), f"returned by `{function.name}()`", function.lineno)
 
     def constructs_object(self, call: ast.Call, scope: Scope) -> bool:
         """A call that builds an instance: of a class of this module, or a CapWords name."""
@@ -644,6 +949,77 @@ class ValueEvaluator:
         func = call.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         return bool(name) and name[0].isupper() and not name.isupper()
+
+
+def _is_get(call: ast.Call) -> bool:
+    """``x.get("key")`` or ``x.get("key", default)``."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "get"
+        and 1 <= len(call.args) <= 2
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+    )
+
+
+def _key_path(expr: ast.expr) -> Optional[tuple[ast.expr, list[str]]]:
+    """``cfg.data["workers"]`` -> (``cfg``, ["data", "workers"]); the base is a name, a call or
+    any expression the chain of attributes and constant subscripts starts from."""
+    keys: list[str] = []
+    node = expr
+    while True:
+        if isinstance(node, ast.Attribute):
+            keys.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            index = node.slice
+            if not isinstance(index, ast.Constant) or not isinstance(index.value, (str, int)):
+                return None
+            keys.append(str(index.value))
+            node = node.value
+        elif isinstance(node, ast.Call) and _is_get(node):
+            first = node.args[0]
+            assert isinstance(first, ast.Constant)
+            keys.append(str(first.value))
+            assert isinstance(node.func, ast.Attribute)
+            node = node.func.value
+        else:
+            break
+    if not isinstance(node, (ast.Name, ast.Call)):
+        return None
+    keys.reverse()
+    return node, keys
+
+
+def _passed(call: ast.Call, positional: list[str], name: str) -> Optional[ast.expr]:
+    """The expression ``call`` passes for the parameter ``name`` (None: not passed, or hidden
+    in ``*args``/``**kwargs``)."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if name not in positional:
+        return None
+    index = positional.index(name)
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if position == index:
+            return arg
+    return None
+
+
+def _merged(base: Entry, top: Entry) -> tuple[Entry, Entry]:
+    merged = merge(base, top)
+    return merged, merged
+
+
+def _entry_value(entry: Entry) -> Value:
+    """A config entry's value: its scalar, or some object (a mapping, a list)."""
+    if isinstance(entry.value, (dict, tuple)):
+        return known(OBJECT)
+    where = f"set in {entry.file}:{entry.row}" if entry.row else f"set in {entry.file}"
+    return with_origin(Value(frozenset((entry.value,))), where, entry.row, entry.path or entry.file)
 
 
 def _argparse_dest(call: ast.Call) -> Optional[str]:

@@ -11,6 +11,7 @@ from seedlint.analysis.facts import CopiedRng, LoaderCall, ModuleFacts
 from seedlint.analysis.libraries import Seeder, seeder
 from seedlint.analysis.names import Scope, lookup
 from seedlint.analysis.values import ABSENT, describe_origin, is_none_or_absent
+from seedlint.core import Origin
 
 WorkerFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 
@@ -25,7 +26,7 @@ def _may_be_nonzero(option: object) -> bool:
     return option is not ABSENT and option is not None and option != 0
 
 
-def workers_origin(loader: LoaderCall) -> Optional[str]:
+def workers_origin(loader: LoaderCall) -> Optional[Origin]:
     """Where the loader's non-zero ``num_workers`` (or its missing ``worker_init_fn``) comes
     from, when not written at the call: ``num_workers=4: argparse default, line 12``."""
     return describe_origin(

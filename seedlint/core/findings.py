@@ -57,6 +57,21 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a finding's hazardous value comes from, when it is not written at the call:
+    ``num_workers=4: argparse default, line 12``."""
+
+    name: str  # the argument: ``num_workers``
+    value: str  # the value, as Python writes it: ``4``
+    source: str  # a few words: ``argparse default, line 12``, ``set in conf/data.yaml:3``
+    row: int = 0  # the line it is set on (0: none to name)
+    path: str = ""  # the file it is set in, from the project's root ("": the finding's own)
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.value}: {self.source}"
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str
     name: str  # the rule's kebab-case name
@@ -70,6 +85,7 @@ class Finding:
     noqa_rows: tuple[int, ...] = ()  # lines whose noqa comment silences this finding
     cell: Optional[int] = None  # notebooks: the 1-based cell the row belongs to
     fixable: bool = field(default=False, compare=False)
+    origin: Optional[Origin] = field(default=None, compare=False)
 
     @property
     def sort_key(self) -> tuple[str, int, int, int, str]:

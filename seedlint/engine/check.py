@@ -11,19 +11,21 @@ from __future__ import annotations
 import ast
 import contextlib
 import gc
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from seedlint.analysis.facts import ModuleFacts
 from seedlint.config import Settings
-from seedlint.core import Finding, Fix
+from seedlint.core import Finding, Fix, Origin
 from seedlint.documents import Document, DocumentError, NotebookDocument, Source, read_document
 from seedlint.engine.cells import cell_findings, parsable
 from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.noqa import FileExemption, directives, file_exemption, line_suppresses
 from seedlint.engine.parse import parse_module
 from seedlint.engine.selection import INVALID_FILE, Selection, selection
+from seedlint.project.configs import ConfigFiles
 from seedlint.project.index import active as active_index
 from seedlint.rules import BY_CODE, Rule
 from seedlint.rules.base import Violation
@@ -59,6 +61,9 @@ class Checked:
     facts: Optional[ModuleFacts] = None
     flagged: list[Flagged] = field(default_factory=list)
     cacheable: bool = True
+    # The config files the check read (absolute path -> digest, "" for one looked for and not
+    # there): the findings hold while they are unchanged.
+    configs: dict[str, str] = field(default_factory=dict)
 
     def release(self) -> list[Finding]:
         """The findings, the facts released (their reference cycles broken)."""
@@ -136,8 +141,9 @@ def check_text(
             line = source.line(row)
             return Checked([InvalidFile.finding(display, message, row, col, line)], text, source)
         return Checked(invalid(display, message, chosen, row, col, text), text, source)
-    facts = ModuleFacts(tree, chosen.options, text, display, active_index())
-    checked = Checked([], text, source, facts)
+    configs = ConfigFiles(display)
+    facts = ModuleFacts(tree, chosen.options, text, display, active_index(), configs)
+    checked = Checked([], text, source, facts, configs=configs.consulted)
     noqa = suppress and not chosen.settings.ignore_noqa  # --ignore-noqa: no comment counts
     exemption = file_exemption(text) if noqa else FileExemption(False, frozenset())
     ignored = chosen.ignored_for(display) if suppress else frozenset()
@@ -252,7 +258,18 @@ def to_finding(rule: Rule, violation: Violation, display: str, source: Source) -
         end_row,
         end_col,
         noqa_rows=noqa_rows,
+        origin=_origin(violation, display),
     )
+
+
+def _origin(violation: Violation, display: str) -> Optional[Origin]:
+    """The violation's origin, its file named (the finding's own, when in the module)."""
+    origin = getattr(violation, "origin", None)
+    if not isinstance(origin, Origin):
+        return None
+    if origin.path:
+        return origin
+    return replace(origin, path=display.replace(os.sep, "/"))
 
 
 def check_document(document: Document, settings: Settings) -> Checked:

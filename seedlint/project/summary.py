@@ -214,6 +214,9 @@ class ModuleSummary:
     # loaders with workers and no `worker_init_fn` over an instance of a class of another
     # module: (the class's reference, row, col); the index says which hold RNG objects (RNG005)
     worker_datasets: tuple[tuple[str, int, int], ...] = ()
+    # the config files the summary's values were read from: (absolute path, digest; "" for one
+    # looked for and not there); a cached summary holds while they are unchanged
+    configs: tuple[tuple[str, str], ...] = ()
 
 
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
@@ -544,6 +547,7 @@ class _Summarizer:
             sites=tuple(sites),
             captured=self._captured(),
             worker_datasets=self._worker_datasets(),
+            configs=tuple(sorted(getattr(facts.configs, "consulted", {}).items())),
         )
 
     def _worker_datasets(self) -> tuple[tuple[str, int, int], ...]:
@@ -912,6 +916,7 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
         ],
         "captured": [list(entry) for entry in summary.captured],
         "worker_datasets": [list(entry) for entry in summary.worker_datasets],
+        "configs": [list(entry) for entry in summary.configs],
     }
 
 
@@ -986,6 +991,7 @@ def from_json(data: Any) -> ModuleSummary:
             sites=sites,
             captured=captured,
             worker_datasets=worker_datasets,
+            configs=tuple((str(path), str(digest)) for path, digest in data["configs"]),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"not a module summary: {error}") from error

@@ -181,7 +181,23 @@ def _json_item(finding: Finding) -> dict[str, Any]:
         "end_location": {"row": finding.end_row, "column": finding.end_col + 1},
         "fix": fix,
         "noqa_row": finding.noqa_rows[0] if finding.noqa_rows else finding.row,
+        "origin": _json_origin(finding),
         "url": rule_url(finding.code),
+    }
+
+
+def _json_origin(finding: Finding) -> Optional[dict[str, Any]]:
+    """Where the finding's hazardous value is set, when not at the call (structured)."""
+    origin = finding.origin
+    if origin is None:
+        return None
+    path = origin.path or finding.path
+    return {
+        "name": origin.name,
+        "value": origin.value,
+        "source": origin.source,
+        "filename": os.path.abspath(path) if path != "-" else "-",
+        "row": origin.row or None,
     }
 
 

@@ -17,7 +17,7 @@ from seedlint.analysis.values import (
     is_none_or_absent,
     is_truthy,
 )
-from seedlint.core import Applicability, FixAvailability
+from seedlint.core import Applicability, FixAvailability, Origin
 from seedlint.fixes.generators import UNSEEDED_MESSAGE, seeding_title
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, refusal, start
@@ -42,13 +42,14 @@ class ShuffleWithoutGeneratorViolation(Violation):
     no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
     caller: Optional[str] = None  # the project's call that makes `shuffle` true
     unseeded: Optional[tuple[ast.Call, Scope]] = None  # the generator passed, made unseeded
-    origin: Optional[str] = None  # where the hazardous value comes from, when not at the call
+    origin: Optional[Origin] = None  # where the hazardous value comes from, when not at the call
 
     @property
     def message(self) -> str:
         if self.unseeded is not None:
             return f"DataLoader shuffles with {UNSEEDED_MESSAGE}"
-        for parts in ((self.caller, self.origin, self.no_fix), (self.caller, self.no_fix)):
+        origin = str(self.origin) if self.origin is not None else None
+        for parts in ((self.caller, origin, self.no_fix), (self.caller, self.no_fix)):
             shown = [part for part in parts if part]
             if not shown:
                 return MESSAGE

@@ -21,7 +21,7 @@ from seedlint.analysis.workers import (
     uses_framework,
     workers_origin,
 )
-from seedlint.core import Applicability, FixAvailability
+from seedlint.core import Applicability, FixAvailability, Origin
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, refusal, start, top_statement
 from seedlint.fixes.seeds import choose_seed
@@ -45,7 +45,7 @@ class WorkersWithoutInitFnViolation(Violation):
     node: ast.Call
     no_fix: Optional[str] = None  # why no fix is offered, when that is known from the code
     caller: Optional[str] = None  # the project's call that gives the loader workers
-    origin: Optional[str] = None  # where the hazardous value comes from, when not at the call
+    origin: Optional[Origin] = None  # where the hazardous value comes from, when not at the call
     framework: Optional[str] = None  # its seeder is called without asking for worker seeding
 
     @property
@@ -55,7 +55,8 @@ class WorkersWithoutInitFnViolation(Violation):
                 f"DataLoader with workers and no `worker_init_fn`: {self.framework} seeds workers "
                 "only with `workers=True`"
             )
-        for parts in ((self.caller, self.origin, self.no_fix), (self.caller, self.no_fix)):
+        origin = str(self.origin) if self.origin is not None else None
+        for parts in ((self.caller, origin, self.no_fix), (self.caller, self.no_fix)):
             shown = [part for part in parts if part]
             if not shown:
                 return MESSAGE

@@ -29,22 +29,34 @@ import stat
 import sys
 import tempfile
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
 from seedlint import __version__
 from seedlint.config import Settings
-from seedlint.core import Applicability, Finding, Fix
+from seedlint.core import Applicability, Finding, Fix, Origin
+from seedlint.project.configs import unchanged as configs_unchanged
 from seedlint.rules import BY_CODE
 from seedlint.run.notices import warn
 
 # Bumped whenever what a cache entry holds changes, so that old entries are never read.
-CACHE_FORMAT = 5
+CACHE_FORMAT = 6
 
 StatKey = tuple[int, int, int, int]
 # A file modified this recently may change again within the file system's timestamp
 # granularity without its stat key changing ("racy git"): its stat key is not trusted.
 _RACY_NS = 2_000_000_000
+
+# The digests of config files taken in this run (cleared when a run starts: see
+# :func:`new_run`), so that many entries naming one config read it once.
+CONFIG_DIGESTS: dict[str, str] = {}
+
+
+def new_run() -> None:
+    """Forget the config digests taken so far (a config may have changed since)."""
+    CONFIG_DIGESTS.clear()
+
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _KEY_NAME = "cache-key"
@@ -223,6 +235,7 @@ class Cache:
         self._folder = directory / f"{__version__}-{code_digest()}-{grammar()}"
         self._tables: dict[str, dict[str, Any]] = {}
         self._dirty: set[str] = set()
+        self._hit_configs: dict[str, dict[str, str]] = {}  # path -> an entry's config files
         self._key: Optional[bytes] = None
         self.disabled: Optional[str] = None  # why the cache is not used
         # Added to every table's key: what else every file's findings depend on (the project's
@@ -316,6 +329,15 @@ class Cache:
             entry = table[key] = _decode_line(entry)
         return entry
 
+    def configs_of(self, path: str) -> dict[str, str]:
+        """The config files the entry found for ``path`` in this run was read with."""
+        return self._hit_configs.get(path, {})
+
+    def _hit(self, path: str, entry: dict[str, Any]) -> None:
+        configs = entry.get("configs")
+        if isinstance(configs, list):
+            self._hit_configs[path] = {str(p): str(d) for p, d in configs}
+
     def by_stat(
         self, settings: Settings, path: str, key: Optional[StatKey]
     ) -> Optional[tuple[list[Finding], str]]:
@@ -325,7 +347,10 @@ class Cache:
         entry = self._entry(settings, path)
         if key is None or not isinstance(entry, dict) or entry.get("stat") != list(key):
             return None
-        return _with_extra(entry, path, key[1])
+        found = _with_extra(entry, path, key[1])
+        if found is not None:
+            self._hit(path, entry)
+        return found
 
     def by_content(
         self, settings: Settings, path: str, digest: str, size: Optional[int] = None
@@ -335,7 +360,10 @@ class Cache:
         entry = self._entry(settings, path)
         if not isinstance(entry, dict) or entry.get("digest") != digest:
             return None
-        return _with_extra(entry, path, size)
+        found = _with_extra(entry, path, size)
+        if found is not None:
+            self._hit(path, entry)
+        return found
 
     def get(
         self, settings: Settings, path: str, digest: str, extra: str = ""
@@ -353,6 +381,7 @@ class Cache:
         findings: list[Finding],
         key: Optional[StatKey] = None,
         extra: str = "",
+        configs: Optional[dict[str, str]] = None,
     ) -> None:
         if self.disabled is not None or any(f.path != path for f in findings):
             return
@@ -364,6 +393,8 @@ class Cache:
         }
         if extra:
             entry["extra"] = extra
+        if configs:
+            entry["configs"] = sorted(configs.items())
         self._table(table_key)[key_of(path)] = entry
         self._dirty.add(table_key)
 
@@ -380,6 +411,8 @@ class Cache:
             data = json.loads(body)
             if not isinstance(data, dict) or data.get("state") != state:
                 return None
+            if not configs_unchanged(data.get("configs", []), CONFIG_DIGESTS):
+                return None  # a config file some finding was read with changed
             files = data["files"]
             if not isinstance(files, list):
                 return None
@@ -394,14 +427,24 @@ class Cache:
         except (ValueError, KeyError, TypeError):
             return None
 
-    def keep_run(self, name: str, state: str, findings: list[Finding]) -> None:
-        """Keep a run's findings (in their order) as the record ``name`` for ``state``."""
+    def keep_run(
+        self,
+        name: str,
+        state: str,
+        findings: list[Finding],
+        configs: Optional[dict[str, str]] = None,
+    ) -> None:
+        """Keep a run's findings (in their order) as the record ``name`` for ``state``
+        (``configs``: the config files they were read with, and their digests)."""
         files: list[list[Any]] = []
         for finding in findings:
             if not files or files[-1][0] != finding.path:
                 files.append([finding.path, []])
             files[-1][1].append(_finding_to_json(finding))
-        body = json.dumps({"state": state, "files": files}, separators=(",", ":"))
+        record: dict[str, Any] = {"state": state, "files": files}
+        if configs:
+            record["configs"] = sorted(configs.items())
+        body = json.dumps(record, separators=(",", ":"))
         self.write_signed(name, body.encode())
 
     def save(self) -> None:
@@ -524,6 +567,10 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
     }
     if finding.fix is not None:
         data["fix"] = [finding.fix.applicability.value, finding.fix.message]
+    origin = finding.origin
+    if origin is not None:
+        elsewhere = origin.path if origin.path != finding.path else ""  # a config file's
+        data["origin"] = [origin.name, origin.value, origin.source, origin.row, elsewhere]
     return data
 
 
@@ -534,6 +581,9 @@ class _Invalid(Exception):
 def _with_extra(
     entry: dict[str, Any], path: str, size: Optional[int]
 ) -> Optional[tuple[list[Finding], str]]:
+    configs = entry.get("configs")
+    if configs is not None and not configs_unchanged(configs, CONFIG_DIGESTS):
+        return None  # a config file the findings were read with changed
     findings = _findings(entry.get("findings"), path, size)
     extra = entry.get("extra", "")
     if findings is None or not isinstance(extra, str):
@@ -598,6 +648,17 @@ def _finding_from_json(data: Any, path: str, most: int = _MOST) -> Finding:
         except ValueError:
             raise _Invalid from None
         fix = Fix(applicability, _text(raw_fix[1]))
+    origin = None
+    raw_origin = data.get("origin")
+    if raw_origin is not None:
+        if not isinstance(raw_origin, list) or len(raw_origin) != 5:
+            raise _Invalid
+        name, value, source, origin_row, elsewhere = raw_origin
+        origin = Origin(
+            _text(name), _text(value), _text(source), _int(origin_row, 0, _MOST), _text(elsewhere)
+        )
+        if not origin.path:
+            origin = replace(origin, path=path)
     return Finding(
         rule.code,
         rule.name,
@@ -611,6 +672,7 @@ def _finding_from_json(data: Any, path: str, most: int = _MOST) -> Finding:
         noqa_rows=tuple(_int(r, 1, most) for r in noqa),
         cell=None if cell is None else _int(cell, 1, most),
         fixable=fixable,
+        origin=origin,
     )
 
 

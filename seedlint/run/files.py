@@ -37,7 +37,16 @@ from seedlint.prefilter.words import (
 from seedlint.project.hints import ClassHint, class_hint
 from seedlint.project.index import activated, answers_digest, needs_project, single
 from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree, summarize
-from seedlint.run.cache import _RACY_NS, Cache, StatKey, digest, key_of, keys_of, stat_key
+from seedlint.run.cache import (
+    _RACY_NS,
+    Cache,
+    StatKey,
+    digest,
+    key_of,
+    keys_of,
+    new_run,
+    stat_key,
+)
 from seedlint.run.pool import close_kept, pool_map
 from seedlint.run.summaries import ProjectSetup
 
@@ -88,6 +97,7 @@ class _Checked:
     deferred: Optional[str] = None  # the content hash of a module the index may parse later
     hint: Optional[ClassHint] = None  # and what its bytes say of its classes (if readable)
     named: bool = False  # its code names one of the project's loader names (hidden ones)
+    configs: dict[str, str] = field(default_factory=dict)  # config files read: path -> digest
 
 
 def _summary(
@@ -134,12 +144,15 @@ def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checke
         found = cache.by_content(task.settings, task.display, content, len(raw))
         if found is not None:
             summary = _summary(task, raw, None, force=force) if project and found[1] else None
-            return _Checked(found[0], content, True, summary, found[1])
+            read = cache.configs_of(task.display)
+            return _Checked(found[0], content, True, summary, found[1], configs=read)
     with collector_paused():
         checked = check_bytes(raw, task.display, task.settings)
         summary = _summary(task, raw, checked, force=force) if project else None
         checked.release()
-    return _Checked(checked.findings, content, checked.cacheable, summary, named=named)
+    return _Checked(
+        checked.findings, content, checked.cacheable, summary, named=named, configs=checked.configs
+    )
 
 
 _CACHE: list[Optional[Cache]] = [None]  # the cache the pool's workers read (set before forking)
@@ -156,7 +169,7 @@ def _recheck_task(task: FileTask) -> _Checked:
     if raw is None:
         return _Checked(errors, None, False)
     checked = findings_of(raw, task.display, task.settings)
-    return _Checked(checked.findings, digest(raw), checked.cacheable)
+    return _Checked(checked.findings, digest(raw), checked.cacheable, configs=checked.configs)
 
 
 def check_files(
@@ -202,7 +215,9 @@ def _check_files(
     project: Optional[ProjectSetup],
     hidden: frozenset[str],
 ) -> list[Finding]:
+    new_run()  # config files may have changed since this process last looked
     findings: dict[int, list[Finding]] = {}
+    configs: dict[int, dict[str, str]] = {}  # the config files each check read
     pending: list[int] = []
     keys: list[Optional[StatKey]] = [None] * len(tasks)
     extras: dict[int, str] = {}  # cached findings that hold for these project answers only
@@ -254,6 +269,8 @@ def _check_files(
         task = tasks[i]
         findings[i] = result.findings
         digests[i] = result.digest
+        if result.configs:
+            configs[i] = result.configs
         summary = result.summary
         if summary is not None:
             known[where[i]] = summary
@@ -304,7 +321,14 @@ def _check_files(
         for i, result in zip(pending, results):
             task = tasks[i]
             if i not in local and i not in extras and task.raw is None and result.cacheable:
-                cache.put(task.settings, task.display, result.digest, result.findings, trusted[i])
+                cache.put(
+                    task.settings,
+                    task.display,
+                    result.digest,
+                    result.findings,
+                    trusted[i],
+                    configs=result.configs,
+                )
     # Whether the findings depend on no file but the checked ones: no file asked the project,
     # or its index held the checked files only (a run of part of a project may depend on
     # files it does not check: it keeps no record of the whole run).
@@ -325,12 +349,19 @@ def _check_files(
                 trusted,
                 where,
                 fresh,
+                configs,
             )
     if project is not None:
         project.save()
     found = [f for i in range(len(tasks)) for f in findings.get(i, ())]
     if record is not None and cache is not None and whole and all(r.cacheable for r in results):
-        cache.keep_run(record[0], _run_state(record[1], cache.salt, root), found)
+        read: dict[str, str] = {}
+        for consulted in configs.values():
+            read.update(consulted)
+        for i, task in enumerate(tasks):
+            if i not in configs:
+                read.update(cache.configs_of(task.display))  # of a cached entry
+        cache.keep_run(record[0], _run_state(record[1], cache.salt, root), found, read)
     return found
 
 
@@ -385,6 +416,7 @@ def _with_project(
     trusted: list[Optional[StatKey]],
     where: list[str],
     fresh: frozenset[int] | set[int] = frozenset(),
+    configs: Optional[dict[int, dict[str, str]]] = None,
 ) -> bool:
     """The files whose findings may depend on the project, once its index is built: findings
     checked without it stand where the project's answers equal the one-module index's, cached
@@ -422,6 +454,8 @@ def _with_project(
         for i, result in zip(again, rechecked):
             findings[i] = result.findings
             digests[i] = result.digest
+            if configs is not None:
+                configs[i] = result.configs
     whole = set(index.layout.paths) == set(where)
     if cache is None:
         return whole
@@ -432,7 +466,8 @@ def _with_project(
         if task.raw is not None or (i in extras and extras[i] == extra):
             continue  # standard input, or an entry that holds
         if digests.get(i) is not None:
-            cache.put(task.settings, task.display, digests[i], findings[i], trusted[i], extra)
+            read = configs.get(i) if configs is not None else None
+            cache.put(task.settings, task.display, digests[i], findings[i], trusted[i], extra, read)
     return whole
 
 

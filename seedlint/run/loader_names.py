@@ -32,6 +32,7 @@ from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.engine.check import collector_paused
 from seedlint.prefilter.scan import in_code, names_in_code
 from seedlint.prefilter.words import hidden_loader_names, loader_words
+from seedlint.project.configs import ConfigFiles
 from seedlint.project.hints import Link, loader_closure, loader_links
 from seedlint.project.summary import LIGHT, ModuleSummary, summarize
 from seedlint.run.cache import Cache, digest, stat_key
@@ -56,7 +57,7 @@ def full_summary(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSumma
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 tree = ast.parse(raw, filename=path)
-            facts = ModuleFacts(tree, options, "", path)
+            facts = ModuleFacts(tree, options, "", path, configs=ConfigFiles(path))
             try:
                 return summarize(facts)
             finally:

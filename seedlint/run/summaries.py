@@ -28,6 +28,7 @@ from typing import Any, Optional
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import CONFIG_FILES, ConfigError, Settings, SettingsResolver
 from seedlint.prefilter.words import WordSet, set_project_loaders
+from seedlint.project.configs import unchanged as configs_unchanged
 from seedlint.project.hints import (
     ClassHint,
     Link,
@@ -50,13 +51,15 @@ from seedlint.run.discovery import discover
 from seedlint.run.loader_names import LoaderNames, full_summary
 from seedlint.run.pool import pool_map, submit_kept
 
-SUMMARY_FORMAT = 4
+SUMMARY_FORMAT = 5
 _Entry = tuple[Optional[StatKey], str, Optional[ModuleSummary]]  # None: needs a tree
 # A walk of the project: (settings fingerprint, modification time of every folder above a file
 # and of every ignore file in them, the files found).
 _Walk = tuple[str, dict[str, int], list[str]]
 _IGNORE_FILES = (".gitignore", ".ignore")
 _OPTIONS: list[AnalysisOptions] = [AnalysisOptions()]  # for the pool's workers
+# The digests of the config files the cached summaries were read with, taken once per run.
+_CONFIG_DIGESTS: dict[str, str] = {}
 
 
 def summary_of(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSummary:
@@ -388,7 +391,13 @@ def _summarize(
         key = stat_key(Path(path))
         keys[path] = key
         entry = cache.entries.get(path)
-        if entry is not None and key is not None and entry[0] == key and entry[2] is not None:
+        if (
+            entry is not None
+            and key is not None
+            and entry[0] == key
+            and entry[2] is not None
+            and configs_unchanged(entry[2].configs, _CONFIG_DIGESTS)
+        ):
             summaries[path] = entry[2]
         else:
             pending.append(path)
@@ -399,7 +408,12 @@ def _summarize(
             continue
         content, summary = result
         entry = cache.entries.get(path)
-        if entry is not None and entry[1] == content and entry[2] is not None:
+        if (
+            entry is not None
+            and entry[1] == content
+            and entry[2] is not None
+            and entry[2].configs == summary.configs
+        ):
             summary = entry[2]
         summaries[path] = summary
         cache.entries[path] = (keys[path], content, summary)
@@ -426,6 +440,7 @@ def build_index(
     (a pre-commit run naming files that seed nothing walks no project).
     """
     checked_paths = [os.path.abspath(p) for p in checked]
+    _CONFIG_DIGESTS.clear()  # config files may have changed since the last run of this process
     if root is None:
         first = Path(checked_paths[0]) if checked_paths else Path.cwd()
         root = find_root(first)
