@@ -170,9 +170,9 @@ def test_case_7_one_finding_in_a_large_module_is_parsed_about_once(
     output: str,
 ) -> None:
     """``--fix`` of one finding in a module of 6,000 and of 60,000 lines (over the piecewise
-    parse's threshold) hands to ``compile`` about the module's size once: it used to be five
+    parse's threshold) hands to ``compile`` about the module's size once: it used to be six
     times (the project index's two parses, the check's, the compile of the module before and
-    after the fix, and the check of the fixed text), and three times for the json edits (the
+    after the fix, and the check of the fixed text), and twice for the json edits (the
     check's parse, then the edits' check's parse); the check of the fixed text parses only
     the changed statement. What libcst gets is the window (one statement and the imports)."""
     text = _large(lines)
