@@ -37,6 +37,7 @@ from seedlint.documents import (
     read_document,
 )
 from seedlint.engine.check import check_named, collector_paused, invalid
+from seedlint.engine.parse import keep_parses
 from seedlint.engine.selection import check_selectors, selection
 from seedlint.project.index import activate
 from seedlint.project.layout import find_root
@@ -544,6 +545,9 @@ def _run(
         # results, a module parsed on demand) would make the collector rescan all of it: about
         # 0.1 s of a cold run over 7,577 files, in the process the others wait on. (Not when
         # fixing: libcst leaves cycles behind.)
+        # The json edits (and the preview) check each file with a fix again: the check
+        # pass's last tree is kept for it (a run of one large file parses it once).
+        keep_parses(output_format in report.WITH_EDITS and not args.fix_only)
         with collector_paused():
             findings.extend(check_files(tasks, processes, cache, project))
             if cache is not None:
@@ -567,6 +571,7 @@ def _run(
             if len(files) > PREVIEW_FILES:  # libcst for each: a human-sized run only
                 previews_left_out, files = len(files), {}
         findings = attach_edits(findings, files, processes)
+    keep_parses(False)
 
     if not stdin:
         findings.extend(_named_unparsable(args, tasks, [*findings, *fixed]))

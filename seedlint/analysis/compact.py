@@ -303,3 +303,30 @@ def _only_called(text: str, name: str) -> bool:
         if re.search(r"\b(?:def|class)\s*$", before) is not None:
             return False
     return True
+
+
+def hollowed_names(body: list[ast.stmt]) -> set[str]:
+    """The target names of the statements of ``body`` whose value may have been hollowed (an
+    ``Assign`` of a constant ``...``: a hollowed one, or one written so)."""
+    names: set[str] = set()
+    for statement in body:
+        if (
+            isinstance(statement, ast.Assign)
+            and isinstance(statement.value, ast.Constant)
+            and statement.value.value is ...
+        ):
+            names.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+    return names
+
+
+def hollowing_holds(hollowed: set[str], added: str) -> bool:
+    """Whether the statements hollowed with these target names would still be hollowed once
+    ``added`` (new code) replaces code that named none of them: the new code names none of
+    them either, has no star import, and calls each pure builtin it names (so the builtins
+    their values call stay unbound)."""
+    if _STAR_IMPORT.search(added) is not None:
+        return False
+    words = set(_word_counts(added))
+    if words & hollowed:
+        return False
+    return all(_only_called(added, name) for name in words & _SAFE_CALLS)

@@ -27,7 +27,10 @@ from seedlint.engine.cells import cell_findings, parsable
 from seedlint.engine.check import REPORT, Checked, Flagged, check_bytes, check_text, invalid
 from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.grammar import parse_lowered
+from seedlint.engine.parse import kept_parse
 from seedlint.engine.selection import selection
+from seedlint.engine.splice import Spliced, splice
+from seedlint.fixes import window as windows
 from seedlint.fixes.depth import DEEP_FROM, FIX_DEPTH, fixer_depth
 from seedlint.fixes.text import LineMap, kept_endings, lines, minimal_edits
 
@@ -35,6 +38,10 @@ if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
 
 MAX_ROUNDS = 10
+
+# One round's result: the new text, the findings fixed, an error, and the new text's tree
+# when the round made it (joined from the old one, :mod:`seedlint.engine.splice`).
+_Round = tuple[str, list[Finding], Optional[str], Optional[ast.Module]]
 
 
 def applies(finding: Finding, unsafe: bool) -> bool:
@@ -87,7 +94,7 @@ def fix_text(
         candidates = [item for item in checked.flagged if applies(item.finding, unsafe)]
         if not candidates:
             break
-        new_text, applied, error = _round(
+        new_text, applied, error, new_tree = _round(
             current, display, checked, candidates, settings, window_lines
         )
         if error is not None:
@@ -97,7 +104,7 @@ def fix_text(
         fixed.extend(_back(finding, maps) for finding in applied)
         maps.append(LineMap(current, new_text))
         current = new_text
-        checked = check_text(current, display, settings)
+        checked = check_text(current, display, settings, tree=new_tree)
     else:
         left = sorted({f.finding.code for f in checked.flagged if applies(f.finding, unsafe)})
         if left:
@@ -150,7 +157,7 @@ def _round(
     candidates: Sequence[Flagged],
     settings: Settings,
     window_lines: Optional[int] = None,
-) -> tuple[str, list[Finding], Optional[str]]:
+) -> _Round:
     """One round over ``text``: (new text, the findings fixed, an error). A very large module
     is fixed through a window first, and whole when the window cannot serve."""
     from seedlint.fixes.window import OutsideWindow
@@ -172,7 +179,7 @@ def _round_in(
     settings: Settings,
     rows: Optional[Collection[int]],
     window_lines: Optional[int] = None,
-) -> tuple[str, list[Finding], Optional[str]]:
+) -> _Round:
     import libcst as cst
 
     from seedlint.fixes.transform import ConflictIndex, apply_changes, change_place, same_change
@@ -183,11 +190,16 @@ def _round_in(
     except cst.ParserSyntaxError as error:
         if rows is not None:  # perhaps the window's text only: try the whole module
             raise OutsideWindow("libcst cannot parse the window") from error
-        return text, [], f"cannot fix: libcst cannot parse the file ({error.message})"
+        return text, [], f"cannot fix: libcst cannot parse the file ({error.message})", None
     if ctx.module.code != ctx.text:  # libcst would rewrite more than the fix (a form feed, say)
         if ctx.window is not None:
             raise OutsideWindow("libcst does not reproduce the window")
-        return text, [], "cannot fix: libcst does not reproduce this file exactly; left unchanged"
+        return (
+            text,
+            [],
+            "cannot fix: libcst does not reproduce this file exactly; left unchanged",
+            None,
+        )
     window = ctx.window
 
     def applied_text(changes: Sequence[Change]) -> str:
@@ -209,7 +221,7 @@ def _round_in(
                 f"the {item.rule.code} fix failed ({type(error).__name__}: {error}); the file "
                 "was left unchanged; please report this at the seedlint issue tracker"
             )
-            return text, [], message
+            return text, [], message, None
         if change is None or change.empty:
             continue
         place = change_place(change)
@@ -223,10 +235,15 @@ def _round_in(
         accepted.append(change)
         applied.append(item)
     if not accepted:
-        return text, [], None
+        return text, [], None, None
     new_text = applied_text(accepted)
-    strict = _compiles(text, display)
-    if not _valid(new_text, display, strict):
+    spliced = _spliced(text, checked, new_text, display, window_lines)
+    if spliced is not None:
+        valid = spliced.valid
+    else:
+        valid = _valid(new_text, display, _compiles(text, display))
+    if not valid:
+        strict = _compiles(text, display)
         broken = sorted(
             {
                 item.rule.code
@@ -239,8 +256,21 @@ def _round_in(
             f"the fix for {', '.join(broken)} produced code that does not compile; the file "
             "was left unchanged; please report this at the seedlint issue tracker"
         )
-        return text, [], message
-    return new_text, [item.finding for item in (*applied, *duplicates)], None
+        return text, [], message, None
+    tree = spliced.tree if spliced is not None else None
+    return new_text, [item.finding for item in (*applied, *duplicates)], None, tree
+
+
+def _spliced(
+    text: str, checked: Checked, new_text: str, display: str, window_lines: Optional[int]
+) -> Optional[Spliced]:
+    """The new text's tree from the old one, parsing only the statements the round changed
+    (:mod:`seedlint.engine.splice`), for a module of at least ``window_lines`` lines (as for
+    the window); None: compile and parse the whole new text."""
+    least = windows.WINDOW_LINES if window_lines is None else window_lines
+    if checked.facts is None or text.count("\n") + 1 < least:
+        return None
+    return splice(text, checked.facts.tree, new_text, display)
 
 
 def _compiles(text: str, display: str) -> bool:
@@ -313,6 +343,8 @@ def _fix_bytes(
         parsed = parsable(document)
         document, tree = parsed.document, parsed.tree
         left_out = cell_findings(parsed, chosen)
+    if tree is None:  # the project's index may have parsed it just before
+        tree = kept_parse(document.text)
     first = check_text(document.text, display, settings, document.source, tree=tree)
     if not any(applies(item.finding, unsafe) for item in first.flagged):
         return Fixed(raw, remaining=_located(document, first.release(), left_out))
@@ -395,6 +427,8 @@ def edits_for(
         parsed = parsable(document)  # the cells that do not parse are left out
         document, tree = parsed.document, parsed.tree
         cells = _CellRows(document)
+    else:  # the check pass may have parsed it just before
+        tree = kept_parse(document.text)
     checked = check_text(document.text, display, settings, document.source, tree=tree)
     if checked.facts is None:
         return {}

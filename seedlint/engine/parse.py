@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+import weakref
 from typing import Optional
 
 from seedlint.analysis.compact import Hollower, compact
@@ -45,35 +46,83 @@ PIECE = 1_000_000
 _STARTS = re.compile(r"^(?![ \t\f#\r\n)\]}\\]|(?:else|elif|except|finally)\b)", re.MULTILINE)
 
 
-def parse_module(text: str, display: str, hollow: bool = True) -> ast.Module:
+def parse_module(text: str, display: str, hollow: bool = True, lower: bool = True) -> ast.Module:
     """``ast.parse(text, filename=display)``, in pieces when the text is large (see above).
 
     A large text's tree is also compacted, and with ``hollow`` the values no analysis reads
-    are hollowed (:mod:`seedlint.analysis.compact`).
+    are hollowed (:mod:`seedlint.analysis.compact`). With ``lower``, a text for a newer
+    Python is parsed lowered to this one's grammar (:mod:`seedlint.engine.grammar`).
 
     Raises what ``ast.parse`` of the whole text raises. Python 3.12+ warnings of the text
-    (invalid escapes) are silenced, as the check does.
+    (invalid escapes) are silenced, as the check does. While :func:`keep_parses` is on, the
+    tree of a text parsed without lowering is kept for :func:`kept_parse` (the last one only).
     """
     with warnings.catch_warnings():  # Python 3.12+ warns of `"\d"`: not our business
         warnings.simplefilter("ignore")
         if len(text) <= LARGE:
-            return _whole(text, display)
-        body = _pieces(text, display, Hollower(text) if hollow else None)
-        if body is None:
-            return _whole(text, display)
-        return ast.Module(body=body, type_ignores=[])
+            tree, as_is = _whole(text, display, lower)
+        else:
+            body = _pieces(text, display, Hollower(text) if hollow else None)
+            if body is None:
+                tree, as_is = _whole(text, display, lower)
+            else:
+                tree, as_is = ast.Module(body=body, type_ignores=[]), True
+    if as_is:
+        _NATIVE.add(tree)
+        if _KEEP[0] and hollow:
+            _KEPT[:] = [(text, tree)]
+    return tree
 
 
-def _whole(text: str, display: str) -> ast.Module:
-    """``ast.parse`` of the whole text; a text for a newer Python than this one is parsed
-    lowered to this one's grammar (:mod:`seedlint.engine.grammar`)."""
+# The trees parse_module made without lowering the text (seedlint.engine.splice joins only
+# such trees: a lowered one may read its unchanged statements otherwise than a parse would).
+_NATIVE: weakref.WeakSet[ast.Module] = weakref.WeakSet()
+
+
+def native(tree: ast.Module) -> bool:
+    """Whether ``tree`` is :func:`parse_module`'s of a text it did not lower (or was marked
+    so by :func:`mark_native`)."""
+    return tree in _NATIVE
+
+
+def mark_native(tree: ast.Module) -> None:
+    """Count ``tree`` as the tree of a text parsed without lowering."""
+    _NATIVE.add(tree)
+
+
+def _whole(text: str, display: str, lower: bool) -> tuple[ast.Module, bool]:
+    """``ast.parse`` of the whole text, and whether it parsed as it is; a text for a newer
+    Python than this one is parsed lowered to this one's grammar (with ``lower``)."""
     try:
-        return ast.parse(text, filename=display)
+        return ast.parse(text, filename=display), True
     except SyntaxError:
-        tree = parse_lowered(text, display)
+        tree = parse_lowered(text, display) if lower else None
         if tree is None:
             raise
-        return tree
+        return tree, False
+
+
+# -- one parse handed from a stage of a run to the next ----------------------------------
+# A fix run parses each fixed file for the project's index, then again for its check; a json
+# run parses it for the check, then again for the fix edits. While keeping is on, the last
+# tree parse_module made is kept with its text, and the next stage takes it (one tree at most:
+# the next parse replaces it).
+_KEEP = [False]
+_KEPT: list[tuple[str, ast.Module]] = []
+
+
+def keep_parses(on: bool) -> None:
+    """Keep the last tree :func:`parse_module` makes (``on``), or stop and drop it."""
+    _KEEP[0] = on
+    if not on:
+        _KEPT.clear()
+
+
+def kept_parse(text: str) -> Optional[ast.Module]:
+    """The kept tree of ``text`` (taken: a second call gives None), or None."""
+    if _KEPT and _KEPT[0][0] == text:
+        return _KEPT.pop()[1]
+    return None
 
 
 def _lines(text: str, start: int, end: int) -> int:

@@ -25,6 +25,7 @@ from seedlint.documents import (
 )
 from seedlint.engine.check import Checked, check_bytes, collector_paused, findings_of, invalid
 from seedlint.engine.fix import Fixed, Identity, applies, edits_for, fix_bytes, identity
+from seedlint.engine.parse import keep_parses
 from seedlint.engine.selection import selection
 from seedlint.fixes.text import unified_diff
 from seedlint.fixes.write import write_fixed
@@ -570,7 +571,10 @@ def fix_files(tasks: Sequence[FileTask], processes: int, write: bool = True) -> 
     first name; its other names get the findings left in it, and no error: fixing it under
     each name would find it changed on disk by the first fix."""
     unique, aliases = _one_name_each(tasks)
-    report = _fix_files(unique, processes, write)
+    try:
+        report = _fix_files(unique, processes, write)
+    finally:
+        keep_parses(False)  # the tree the project's index left for the first fix, if unused
     if aliases:
         left: dict[str, list[Finding]] = {}
         for finding in report.remaining:

@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Optional
 
 from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+from seedlint.documents import DecodeError, Source
 from seedlint.engine.check import collector_paused
+from seedlint.engine.parse import parse_module
 from seedlint.prefilter.scan import in_code, names_in_code
 from seedlint.prefilter.words import hidden_loader_names, loader_words
 from seedlint.project.configs import ConfigFiles
@@ -54,9 +56,7 @@ def full_summary(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSumma
         # The collector paused for the parse too: its millions of new objects would make it
         # scan everything alive (in a run's main process, the whole project's summaries).
         with collector_paused():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(raw, filename=path)
+            tree = _tree(raw, path)
             facts = ModuleFacts(tree, options, "", path, configs=ConfigFiles(path))
             try:
                 return summarize(facts)
@@ -64,6 +64,20 @@ def full_summary(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSumma
                 facts.release()
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return LIGHT
+
+
+def _tree(raw: bytes, path: str) -> ast.Module:
+    """The module's tree as the check parses it (a large module in pieces, compacted and
+    hollowed: :func:`~seedlint.engine.parse.parse_module`), never lowered to this Python's
+    grammar; kept for the next stage of the run while
+    :func:`~seedlint.engine.parse.keep_parses` is on."""
+    try:
+        text = Source.decode(raw).text
+    except DecodeError:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(raw, filename=path)
+    return parse_module(text, path, lower=False)
 
 
 def _scan_one(path: str) -> Optional[tuple[str, Optional[ModuleSummary]]]:
@@ -201,12 +215,16 @@ class LoaderNames:
                 found[path] = (content, summary)
                 self.update(path, summary)
 
-    def from_files(self, paths: Sequence[str], processes: int) -> None:
+    def from_files(self, paths: Sequence[str], processes: int) -> dict[str, ModuleSummary]:
         """Round 0 over ``paths`` from their bytes (no record): the links of the modules whose
-        code holds a loader word (:meth:`complete` does the later rounds)."""
+        code holds a loader word (:meth:`complete` does the later rounds). Returns the
+        summaries it parsed (from their trees, whatever their words)."""
         words = loader_words(self.options)
+        parsed: dict[str, ModuleSummary] = {}
         for path, (_, summary) in naming(paths, words, self.options, processes, False).items():
             self.update(path, summary)
+            parsed[path] = summary
+        return parsed
 
     def save(self) -> None:
         if self.store is None or not self.dirty:

@@ -27,6 +27,7 @@ from typing import Any, Optional
 
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import CONFIG_FILES, ConfigError, Settings, SettingsResolver
+from seedlint.engine.parse import keep_parses
 from seedlint.prefilter.words import WordSet, set_project_loaders
 from seedlint.project.configs import unchanged as configs_unchanged
 from seedlint.project.hints import (
@@ -451,15 +452,16 @@ def build_index(
     if not always and len(checked_paths) <= _FEW and not any(map(_needs_tree, checked_paths)):
         return None  # a few files named (pre-commit), none seeding: no cache read, no walk
     cache = SummaryCache(cache_dir, options)
-    summaries: dict[str, ModuleSummary] = {}
-    keys: dict[str, Optional[StatKey]] = {}
+    known = known or {}
+    keys: dict[str, Optional[StatKey]] = {path: stat_key(Path(path)) for path in known}
+    summaries = {path: known[path] for path in checked_paths if path in known}
     _summarize(checked_paths, cache, processes, summaries, keys)
     if not always and not any(s.full for s in summaries.values()):
         cache.save()
         return None
     walked = walk_project(root, resolver, settings, cache) if files is None else files
     paths = list(dict.fromkeys([*walked, *checked_paths]))
-    summaries.update(known or {})  # from their trees (they bind a loader name)
+    summaries.update(known)  # from their trees (they bind a loader name, or round 0 read them)
     _summarize(paths, cache, processes, summaries, keys)
     for path in cache.entries.paths():
         if path not in keys and path.startswith(str(root)):
@@ -692,6 +694,9 @@ class ProjectSetup:
         self._roots: dict[tuple[str, str], Path] = {}
         self._walks: dict[Path, list[str]] = {}  # this setup's walks (see forget_files)
         self._loaders_root = Path.cwd()
+        # The summaries the loader names' round 0 parsed (no record): a fix run's index
+        # takes them instead of parsing those modules again.
+        self._round0: dict[str, ModuleSummary] = {}
 
     def _root(self, checked: Iterable[str] = ()) -> Path:
         """The project's root: the setting, else the root above the checked files."""
@@ -759,7 +764,7 @@ class ProjectSetup:
                 covered = {*checked(), exclude} if read else set()
                 others = [path for path in self._walk(root) if path not in covered]
                 unread = self._unsummarised(others, names)
-                names.from_files(unread, self.processes)
+                self._round0.update(names.from_files(unread, self.processes))
                 for path in unread:  # what each binds, for the process's other setups
                     _BINDS[path] = (self._stats.get(path), names.modules.get(path, ()))
 
@@ -943,11 +948,17 @@ class ProjectSetup:
         for the pre-filter (:func:`~seedlint.prefilter.words.set_project_loaders`). With no
         check pass before it, every file of the project is read for those names."""
         paths = [os.path.abspath(path) for path in checked]
+        keep_parses(True)  # the last module parsed here is the first the fix checks
         names = self.loader_names(paths)
         found = self.complete_loaders(list, {}, read=False)
         set_project_loaders(names.hidden())
         summaries = {path: summary for path, (_, summary) in found.items()}
         named = always or any(path in summaries for path in paths)
+        # The modules round 0 parsed: the same summary the index would compute (one from its
+        # tree exactly when its words need a tree), without a second parse.
+        for path, summary in self._round0.items():
+            if path not in summaries and summary.full and _needs_tree(path):
+                summaries[path] = summary
         root = self._loaders_root
         files = self._walk(root)  # walked once (a broken configuration warns once)
         return build_index(
