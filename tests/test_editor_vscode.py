@@ -1,8 +1,8 @@
 """The VS Code extension (editors/vscode) as docs/integrations.md builds it: the scripts the
 snippet runs exist, the manifest starts `seedlint server` for Python and notebooks, and the
 settings the docs name are the manifest's. The extension itself runs in code-server under
-headless Chromium in `bash .ci/vscode` (editors/vscode/test/e2e.js), not here: its installs
-take minutes."""
+headless Chromium in `bash .ci/vscode` (editors/vscode/test/e2e.js; CI runs it after
+`.ci/editors` installed its tools), not here: it needs Node, Chromium and code-server."""
 
 from __future__ import annotations
 

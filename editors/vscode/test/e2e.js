@@ -1,13 +1,14 @@
 // The extension in a real VS Code: code-server with the packaged seedlint.vsix, driven by
 // headless Chromium (playwright-core, the system's /usr/bin/chromium). One file, one finding,
-// one fix: the squiggle appears on a shuffling loader, the preferred quick fix applies, the
-// file saved holds the fix and the squiggle goes. Screenshots in test-results/.
+// one fix: the squiggle and the Problems panel's entry appear on a shuffling loader, the
+// preferred quick fix applies, the file saved holds what `seedlint check --fix` writes, and
+// the finding goes. Screenshots in test-results/ (vscode-failure.png where a step failed).
 //
 // node test/e2e.js   (after `npm run compile && npm run package`; see .ci/vscode)
 // SEEDLINT_PYTHON: the Python that runs `-m seedlint server` (its PYTHONPATH is passed on).
 "use strict";
 const { chromium } = require("playwright-core");
-const { spawn, execFileSync } = require("child_process");
+const { spawn, spawnSync, execFileSync } = require("child_process");
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
@@ -19,7 +20,6 @@ const SOURCE =
   "from torch.utils.data import DataLoader\n" +
   "\n" +
   "loader = DataLoader(range(8), batch_size=2, shuffle=True)\n";
-
 function fail(message) {
   console.error(`FAIL: ${message}`);
   process.exitCode = 1;
@@ -34,6 +34,16 @@ async function main() {
   const file = path.join(project, "train.py");
   fs.writeFileSync(file, SOURCE);
   const python = process.env.SEEDLINT_PYTHON || "python3";
+  // What the preferred quick fix must write: what `seedlint check --fix` writes.
+  const cli = path.join(work, "cli", "train.py");
+  fs.mkdirSync(path.dirname(cli));
+  fs.writeFileSync(cli, SOURCE);
+  spawnSync(python, ["-m", "seedlint", "check", "--isolated", "--no-cache", "--fix", cli]);
+  const FIXED = fs.readFileSync(cli, "utf8");
+  if (!FIXED.includes("generator=torch.Generator().manual_seed(0)")) {
+    fail(`\`seedlint check --fix\` did not fix the loader; it wrote:\n${FIXED}`);
+    return;
+  }
   fs.writeFileSync(
     path.join(project, ".vscode", "settings.json"),
     JSON.stringify({
@@ -45,8 +55,25 @@ async function main() {
     }),
   );
   const codeServer = process.env.CODE_SERVER || "code-server";
+  // The user's settings and code-server's config in the work folder (nothing in ~/.config):
+  // no walkthrough, no welcome page, no password.
+  const data = path.join(work, "data");
+  fs.mkdirSync(path.join(data, "User"), { recursive: true });
+  fs.writeFileSync(
+    path.join(data, "User", "settings.json"),
+    JSON.stringify({
+      "workbench.startupEditor": "none",
+      "workbench.welcomePage.walkthroughs.openOnInstall": false,
+      "workbench.tips.enabled": false,
+      "security.workspace.trust.enabled": false,
+      "telemetry.telemetryLevel": "off",
+    }),
+  );
+  const config = path.join(work, "config.yaml");
+  fs.writeFileSync(config, "auth: none\ncert: false\n");
   const dirs = [
-    "--user-data-dir", path.join(work, "data"),
+    "--config", config,
+    "--user-data-dir", data,
     "--extensions-dir", path.join(work, "extensions"),
   ];
   execFileSync(codeServer, [...dirs, "--install-extension", path.join(HERE, "seedlint.vsix")], {
@@ -56,7 +83,8 @@ async function main() {
   const server = spawn(
     codeServer,
     [...dirs, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry",
-      "--disable-workspace-trust", project],
+      "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+      project],
     { env: { ...process.env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let log = "";
@@ -66,8 +94,9 @@ async function main() {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu"],
   });
+  let page;
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(project)}`;
     for (let i = 0; ; i++) {  // code-server takes a moment to listen
       try {
@@ -79,56 +108,91 @@ async function main() {
       }
     }
     await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
-    // Open train.py (Quick Open), as a user does.
-    await page.keyboard.press("Control+P");
-    await page.waitForSelector(".quick-input-widget input", { timeout: 20000 });
-    await page.keyboard.type("train.py");
-    await page.waitForTimeout(500);
-    await page.keyboard.press("Enter");
-    await page.waitForSelector(".monaco-editor .view-lines", { timeout: 20000 });
+    // Open train.py from the Explorer, as a user does.
+    const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: "train.py" });
+    await row.waitFor({ timeout: 30000 });
+    await row.click();
+    await page.waitForSelector(".monaco-editor .view-line", { timeout: 20000 });
     // The squiggle: seedlint's diagnostic on the loader call.
     const squiggle = await page
-      .waitForSelector(".monaco-editor .squiggly-warning", { timeout: 60000 })
+      .waitForSelector(".monaco-editor .squiggly-warning", { timeout: 30000 })
       .catch(() => null);
     await page.screenshot({ path: path.join(RESULTS, "vscode-squiggle.png") });
     if (squiggle === null) {
-      fail("no squiggle on the shuffling loader within 60 s");
+      fail("no squiggle on the shuffling loader within 30 s");
       return;
     }
-    // The cursor into the finding, then the quick fix menu (Ctrl+.) and its preferred fix.
-    await page.click(".monaco-editor .view-line:nth-child(4)");
-    await page.keyboard.press("End");
+    // The finding in the Problems panel (Ctrl+Shift+M): its code, message and place.
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+Shift+M");
+    const problems = page.locator(".markers-panel .monaco-list-row", { hasText: "RNG001" });
+    const listed = await problems.first().waitFor({ timeout: 20000 }).then(() => true, () => false);
+    const panel = listed ? await page.locator(".markers-panel").innerText() : "";
+    await page.screenshot({ path: path.join(RESULTS, "vscode-problems.png") });
+    if (!listed || !panel.includes("DataLoader shuffles without a `generator`")
+        || !panel.includes("[Ln 4, Col 10]")) {
+      fail(`the Problems panel does not list RNG001 at 4:10; it reads:\n${panel}`);
+      return;
+    }
+    // The cursor into the finding (Go to Line, Ctrl+G), then the quick fix menu (Ctrl+.) and
+    // its preferred fix.
+    await page.click(".monaco-editor .view-lines");
+    await page.keyboard.press("Control+G");
+    await page.waitForSelector(".quick-input-widget input", { timeout: 10000 });
+    await page.keyboard.type("4:12");
+    await page.keyboard.press("Enter");
     await page.keyboard.press("Control+.");
-    const item = await page
-      .waitForSelector(".action-widget .action-label:has-text('generator')", { timeout: 30000 })
-      .catch(() => null);
+    // The preferred fix is the one the menu focuses: Enter applies it.
+    const item = page.locator(".action-widget .monaco-list-row.focused", {
+      hasText: "generator=torch.Generator().manual_seed(0)",
+    });
+    const offered = await item.waitFor({ timeout: 30000 }).then(() => true, () => false);
     await page.screenshot({ path: path.join(RESULTS, "vscode-quick-fix.png") });
-    if (item === null) {
-      fail("no quick fix titled with `generator` in the menu");
+    if (!offered) {
+      const menu = await page.locator(".action-widget").innerText().catch(() => "(no menu)");
+      fail(`the quick fix menu does not focus the \`generator\` fix; it reads:\n${menu}`);
       return;
     }
-    await item.click();
-    await page.waitForTimeout(1000);
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".monaco-editor .view-line:has-text('generator=')", {
+      timeout: 10000,
+    }).catch(() => null);
     await page.keyboard.press("Control+S");
-    const deadline = Date.now() + 30000;
+    const deadline = Date.now() + 20000;
     let saved = fs.readFileSync(file, "utf8");
-    while (!saved.includes("generator=") && Date.now() < deadline) {
-      await page.waitForTimeout(250);
+    while (saved !== FIXED && Date.now() < deadline) {
+      await page.waitForTimeout(200);
       saved = fs.readFileSync(file, "utf8");
     }
-    if (!saved.includes("generator=torch.Generator().manual_seed(0)")) {
-      fail(`the quick fix did not apply; the file holds:\n${saved}`);
+    if (saved !== FIXED) {
+      fail(`the quick fix did not apply (or not as \`--fix\` writes it); the file holds:\n${saved}`);
       return;
     }
-    await page
-      .waitForSelector(".monaco-editor .squiggly-warning", { state: "detached", timeout: 30000 })
-      .catch(() => fail("the squiggle stayed after the fix"));
+    // The finding goes: no squiggle, and the Problems panel says so.
+    const gone = await page
+      .waitForSelector(".monaco-editor .squiggly-warning", { state: "detached", timeout: 20000 })
+      .then(() => true, () => false);
+    const empty = await page
+      .locator(".markers-panel", { hasText: "No problems have been detected" })
+      .waitFor({ timeout: 10000 })
+      .then(() => true, () => false);
     await page.screenshot({ path: path.join(RESULTS, "vscode-fixed.png") });
-    console.log(`OK: squiggle, quick fix applied, squiggle gone (${Date.now() - started} ms)`);
+    if (!gone || !empty) {
+      fail("the finding stayed after the fix (squiggle or Problems panel)");
+      return;
+    }
+    console.log(
+      `OK: squiggle and Problems entry (RNG001 at 4:10), quick fix applied and saved, ` +
+        `finding gone (${Date.now() - started} ms)`,
+    );
   } finally {
+    if (process.exitCode && page) {
+      await page.screenshot({ path: path.join(RESULTS, "vscode-failure.png") }).catch(() => {});
+    }
     await browser.close();
     server.kill();
     if (process.exitCode) console.error(log.slice(-4000));
+    else fs.rmSync(work, { recursive: true, force: true });
   }
 }
 
