@@ -89,20 +89,9 @@ FILE_FORMS = [
     ("# seedlint = noqa", True),
     ("# seedlint=noqa", True),
     ("# SEEDLINT: NOQA", True),
-    pytest.param(
-        "# Seedlint: NoQa",
-        True,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="bug: file_exemption's fast path looks for `noqa` or `NOQA` only, so a "
-            "mixed-case directive (which its regex, like flake8's, reads) is never parsed",
-        ),
-    ),
-    pytest.param(
-        "# flake8: NoQA",
-        True,
-        marks=pytest.mark.xfail(strict=True, reason="the same mixed-case bug, flake8's form"),
-    ),
+    ("# Seedlint: NoQa", True),  # mixed case: read, as flake8 reads it
+    ("# flake8: NoQA", True),
+    ("# seedlint: nOqA: RNG001", True),
     ("    # seedlint: noqa", True),  # indented, alone on its line
     ("\t# seedlint: noqa", True),
     ("# seedlint: noqa: RNG001", True),
