@@ -105,18 +105,10 @@ UNSEEDED = (
     [
         (None, "helpers"),  # the helper itself
         ("from helpers import set_seed, set_other\n", "utils"),  # a re-export by name
-        pytest.param(
-            "from helpers import *\n",
-            "utils",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="bug: a helper re-exported by a star import (`from helpers import *` in "
-                "utils.py, `from utils import set_seed`) is not followed: RNG004 flags the "
-                "program that seeds torch through it, with a safe fix",
-            ),
-        ),
+        ("from helpers import *\n", "utils"),  # a re-export by a star import
+        ("from helpers import*\n", "utils"),  # the same, unspaced
     ],
-    ids=["direct", "by-name", "star"],
+    ids=["direct", "by-name", "star", "star-unspaced"],
 )
 def test_seeding_through_a_helper_and_its_re_exports(
     project: Path,
@@ -183,17 +175,10 @@ def test_a_class_defined_twice_has_the_bases_of_both(
     "init",
     [
         "from .loaders import MyLoader\n",
-        pytest.param(
-            "from .loaders import *\n",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="bug: a loader class re-exported by a star import of the package "
-                "(`from .loaders import *` in pkg/__init__.py, `from pkg import MyLoader`) is "
-                "not followed: its shuffling call has no RNG001 finding",
-            ),
-        ),
+        "from .loaders import *\n",
+        "from .loaders import*\n",
     ],
-    ids=["by-name", "star"],
+    ids=["by-name", "star", "star-unspaced"],
 )
 def test_a_loader_class_through_its_packages_re_export(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], init: str
