@@ -74,6 +74,60 @@ FIXES = [
         "            generator=torch.Generator().manual_seed(self.seed),\n        )\n",
         [],
     ),
+    (
+        "rng004 writes the last seeding call's own argument again, even one tested for None",
+        "import random\nimport sys\n\nimport torch\n\n"
+        "seed = int(sys.argv[1]) if sys.argv[1:] else None\nif seed is not None:\n"
+        "    random.seed(seed)\nmodel = torch.nn.Linear(2, 2)\n",
+        "import random\nimport sys\n\nimport torch\n\n"
+        "seed = int(sys.argv[1]) if sys.argv[1:] else None\nif seed is not None:\n"
+        "    random.seed(seed)\n    torch.manual_seed(seed)\nmodel = torch.nn.Linear(2, 2)\n",
+        [],
+    ),
+    (
+        "rng004 inside a match statement's case: the seed goes into the case",
+        "import random\nimport sys\n\nimport torch\n\nmatch sys.argv[1:]:\n    case []:\n"
+        "        random.seed(5)\n        model = torch.nn.Linear(2, 2)\n",
+        "import random\nimport sys\n\nimport torch\n\nmatch sys.argv[1:]:\n    case []:\n"
+        "        random.seed(5)\n        torch.manual_seed(5)\n"
+        "        model = torch.nn.Linear(2, 2)\n",
+        [],
+    ),
+    (
+        "rng001 fix exactly line-length long (88) stays on one line",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(ddddddddd, shuffle=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(ddddddddd, shuffle=True, generator=torch.Generator().manual_seed(0))\n",
+        [],
+    ),
+    (
+        "rng001 fix one longer (89) is split",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(dddddddddd, shuffle=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(\n    dddddddddd,\n    shuffle=True,\n"
+        "    generator=torch.Generator().manual_seed(0),\n)\n",
+        [],
+    ),
+    *(
+        (
+            f"rng001 in a method: self.hparams.seed only after self.{call}()",
+            "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Model:\n"
+            f"    def __init__(self, seed):\n        self.{call}()\n\n    def loader(self):\n"
+            "        return DataLoader(range(8), shuffle=True)\n",
+            "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Model:\n"
+            f"    def __init__(self, seed):\n        self.{call}()\n\n    def loader(self):\n"
+            "        return DataLoader(\n            range(8),\n            shuffle=True,\n"
+            f"            generator=torch.Generator().manual_seed({seed}),\n        )\n",
+            [],
+        )
+        for call, seed in [
+            ("save_hyperparameters", "self.hparams.seed"),
+            ("load_weights", "torch.initial_seed()"),  # a name before it in order
+            ("setup", "torch.initial_seed()"),  # and one after it
+        ]
+    ),
 ]
 
 
