@@ -196,6 +196,9 @@ def test_a_module_parsed_in_pieces_is_the_whole_module(
     [
         ('doc = """one\ntwo"""\n', '{line}  # noqa: RNG001\ndoc = """one\ntwo"""\n'),
         ('x = 1; doc = """one\ntwo"""\n', '{line}  # noqa: RNG001\nx = 1; doc = """one\ntwo"""\n'),
+        # the next line's own noqa covers that line only: the flagged line gets its comment
+        ("x = 1  # noqa\n", "{line}  # noqa: RNG001\nx = 1  # noqa\n"),
+        ("x = 1  # noqa: RNG001\n", "{line}  # noqa: RNG001\nx = 1  # noqa: RNG001\n"),
     ],
 )
 def test_add_noqa_beside_a_multi_line_string(

@@ -104,3 +104,70 @@ def test_a_run_of_many_files_one_without_a_stat_key(
         found = check(folder, capsys, *cache)
         assert len(found) == files._RUN_FILES + 6
     assert not list((tmp_path / "cache").rglob("run-*.json"))
+
+
+SHUFFLED = (
+    "import torch\nfrom torch.utils.data import DataLoader\n\n"
+    "loader = DataLoader(range(8), shuffle=True)\n"
+)
+
+
+def test_links_in_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A link to a file inside the folder checked is checked as its own path; a link to a
+    file outside it is left out, and neither is a warning."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "o.py").write_text(SHUFFLED)
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("")
+    (folder / "inside.py").write_text(SHUFFLED)
+    (folder / "alias.py").symlink_to("inside.py")
+    (folder / "outside.py").symlink_to(tmp_path / "out" / "o.py")
+    monkeypatch.chdir(tmp_path)
+    found = check(folder, capsys, "--no-cache")
+    assert [f["filename"] for f in found] == ["alias.py", "inside.py"]
+    assert capsys.readouterr().err == ""
+
+
+def test_a_file_that_cannot_be_read_is_one_finding_saying_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file found but unreadable when its turn comes (its permissions changed, say): an
+    RNG000 finding with the system's reason."""
+    from seedlint.run import files
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "locked.py").write_text(SHUFFLED)
+    real = files.read_regular
+
+    def read(path: Path) -> bytes:
+        if Path(path).name == "locked.py":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(files, "read_regular", read)
+    monkeypatch.chdir(tmp_path)
+    found = check(tmp_path, capsys, "--no-cache")
+    assert [(f["filename"], f["code"], f["message"]) for f in found] == [
+        ("locked.py", "RNG000", "cannot read: Permission denied")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sizes", "count", "chunks"),
+    [
+        ([1, 1, 1, 1], 2, [(0, 2), (2, 4)]),
+        ([5, 1, 1, 1], 2, [(0, 1), (1, 4)]),  # one big file: a chunk of its own
+        ([1, 1, 1], 1, [(0, 3)]),
+        ([0, 0, 0], 3, [(0, 3)]),  # sizes unknown: one chunk
+        ([], 2, []),
+    ],
+)
+def test_size_chunks_are_about_equal_in_bytes(
+    sizes: list[int], count: int, chunks: list[tuple[int, int]]
+) -> None:
+    from seedlint.run.pool import size_chunks
+
+    assert size_chunks(sizes, count) == chunks
