@@ -171,3 +171,26 @@ def test_size_chunks_are_about_equal_in_bytes(
     from seedlint.run.pool import size_chunks
 
     assert size_chunks(sizes, count) == chunks
+
+
+def test_fix_takes_the_project_index_it_builds_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--fix`` builds the project's index before the per-file work (no cache folder): a
+    program that seeds torch through a project helper is left as it is, the other is fixed."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text(
+        "import torch\n\n\ndef set_seed(s):\n    torch.manual_seed(s)\n"
+    )
+    head = "import random\n\nimport torch\n\n"
+    tail = "model = torch.nn.Linear(2, 2)\n"
+    train = head + "from helpers import set_seed\n\nrandom.seed(0)\nset_seed(0)\n" + tail
+    other = head + "random.seed(0)\n" + tail
+    (tmp_path / "train.py").write_text(train)
+    (tmp_path / "other.py").write_text(other)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--fix", "-q", "train.py", "other.py"]) == 0
+    assert (tmp_path / "train.py").read_text() == train
+    assert (tmp_path / "other.py").read_text() == other.replace(
+        "random.seed(0)\n", "random.seed(0)\ntorch.manual_seed(0)\n"
+    )
