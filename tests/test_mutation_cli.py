@@ -8,6 +8,7 @@ input (where an unsafe fix left unapplied keeps its finding, and the exit code s
 from __future__ import annotations
 
 import io
+import os
 import json
 from pathlib import Path
 
@@ -272,3 +273,33 @@ def test_show_settings_of_the_file_named(
     out = capsys.readouterr().out
     config = tmp_path / "sub" / "pyproject.toml"
     assert f"fix-seed = 99  # {config}\n" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check", "--fxi", "."], "unrecognized arguments: --fxi (did you mean `--fix`?)"),
+        (["chekc"], "unrecognized subcommand `chekc` (did you mean `check`?)"),
+        (["rule", "chekc"], "unknown rule `chekc`"),  # a rule's name, not a subcommand
+        (["verify", "chekc"], ""),  # a program's path: verify's own error
+    ],
+)
+def test_usage_errors_say_what_was_meant(tmp_path: Path, args: list[str], message: str) -> None:
+    result = run_seedlint(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "unrecognized subcommand" not in result.stderr or "chekc" == args[0]
+    assert f"seedlint: error: {message}" in result.stderr
+
+
+def test_a_file_name_that_is_not_utf_8_on_a_strict_stdout(tmp_path: Path) -> None:
+    """Standard output with strict errors (PYTHONIOENCODING=utf-8) shows a file name that is
+    not UTF-8 escaped, rather than failing to write it."""
+    (tmp_path / "pyproject.toml").write_text("")
+    name = os.fsdecode(b"caf\xe9.py")
+    (tmp_path / name).write_text(SAFE)
+    result = run_seedlint(
+        "check", "--no-cache", "--output-format", "concise", ".",
+        cwd=tmp_path, env={"PYTHONIOENCODING": "utf-8"},
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("caf\\udce9.py:4:10: RNG001 ")
