@@ -8,8 +8,8 @@ input (where an unsafe fix left unapplied keeps its finding, and the exit code s
 from __future__ import annotations
 
 import io
-import os
 import json
+import os
 from pathlib import Path
 
 import pytest

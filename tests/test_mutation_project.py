@@ -214,3 +214,56 @@ def test_a_class_whose_base_is_a_module_or_a_missing_name(
         "    pass\n\n\nloader = D(range(8), shuffle=True)\n"
     )
     assert findings(project, monkeypatch, capsys, "--no-cache", ".") == []
+
+
+LOADER_CLASS = (
+    "from torch.utils.data import DataLoader\n\n\nclass MyLoader(DataLoader):\n    pass\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("files", "name"),
+    [
+        # a chain of star imports: what the last module binds is what the first re-exports
+        (
+            {
+                "__init__.py": "from .a import *\n",
+                "a.py": "from .b import *\n",
+                "b.py": LOADER_CLASS,
+            },
+            "MyLoader",
+        ),
+        # a library's loader class through a star import of the library, in a package module
+        # that also star-imports a project module
+        (
+            {
+                "__init__.py": "from torch.utils.data import *\nfrom .a import *\n",
+                "a.py": "x = 1\n",
+            },
+            "DataLoader",
+        ),
+        # ... and through two star imports, the second of the library
+        (
+            {"__init__.py": "from .a import *\n", "a.py": "from torch.utils.data import *\n"},
+            "DataLoader",
+        ),
+    ],
+    ids=["project-chain", "library-beside-project", "library-through-project"],
+)
+def test_a_loader_class_through_a_chain_of_star_imports(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    files: dict[str, str],
+    name: str,
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    for file, text in files.items():
+        (tmp_path / "pkg" / file).write_text(text)
+    (tmp_path / "train.py").write_text(
+        f"from pkg import {name}\n\nloader = {name}(range(8), shuffle=True)\n"
+    )
+    assert [f[:3] for f in findings(tmp_path, monkeypatch, capsys, "--no-cache", ".")] == [
+        ("train.py", 3, "RNG001")
+    ]

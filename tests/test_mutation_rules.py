@@ -98,7 +98,8 @@ FIXES = [
         "import torch\nfrom torch.utils.data import DataLoader\n\n"
         "loader = DataLoader(ddddddddd, shuffle=True)\n",
         "import torch\nfrom torch.utils.data import DataLoader\n\n"
-        "loader = DataLoader(ddddddddd, shuffle=True, generator=torch.Generator().manual_seed(0))\n",
+        "loader = DataLoader(ddddddddd, shuffle=True, "
+        "generator=torch.Generator().manual_seed(0))\n",
         [],
     ),
     (
