@@ -303,3 +303,23 @@ def test_a_file_name_that_is_not_utf_8_on_a_strict_stdout(tmp_path: Path) -> Non
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
     assert result.stdout.startswith("caf\\udce9.py:4:10: RNG001 ")
+
+
+def test_the_rules_list_says_which_fixes_are_unsafe(capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert cli.main(["rules"]) == 0
+    fixable = {
+        line.split()[0]: line.split(None, 2)[2] for line in capsys.readouterr().out.splitlines()
+    }
+    assert fixable == {
+        "RNG000": "-",
+        "RNG001": "fixable",
+        "RNG002": "fixable",
+        "RNG003": "unsafe fix (--unsafe-fixes)",
+        "RNG004": "fixable",
+        "RNG005": "fixable",
+        "RNG006": "fixable",
+        "RNG007": "fixable",
+        "RNG008": "unsafe fix (--unsafe-fixes)",
+        "RNG100": "-",
+    }
