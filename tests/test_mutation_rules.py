@@ -111,6 +111,17 @@ FIXES = [
         "    generator=torch.Generator().manual_seed(0),\n)\n",
         [],
     ),
+    (
+        "rng001 in a function takes the module's seeding call's argument",
+        "import random\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'CONFIG = {"s": 7}\nrandom.seed(CONFIG["s"])\n\n\n'
+        "def build():\n    return DataLoader(range(8), shuffle=True)\n",
+        "import random\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'CONFIG = {"s": 7}\nrandom.seed(CONFIG["s"])\n\n\n'
+        "def build():\n    return DataLoader(\n        range(8),\n        shuffle=True,\n"
+        '        generator=torch.Generator().manual_seed(CONFIG["s"]),\n    )\n',
+        [],
+    ),
     *(
         (
             f"rng001 in a method: self.hparams.seed only after self.{call}()",
