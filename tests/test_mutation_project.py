@@ -267,3 +267,25 @@ def test_a_loader_class_through_a_chain_of_star_imports(
     assert [f[:3] for f in findings(tmp_path, monkeypatch, capsys, "--no-cache", ".")] == [
         ("train.py", 3, "RNG001")
     ]
+
+
+@pytest.mark.parametrize("helpers", [HELPERS, "import torch\n\nvalue = 1\n"], ids=["read", "light"])
+def test_a_loader_class_of_another_module_with_a_module_among_its_bases(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    helpers: str,
+) -> None:
+    """A base that names a module (parsed, or summarised from its bytes) adds nothing to a
+    loader class of another module: its calls are still loader calls."""
+    (project / "helpers.py").write_text(helpers)
+    (project / "loaders.py").write_text(
+        "import helpers\nfrom torch.utils.data import DataLoader\n\n\n"
+        "class D(helpers, DataLoader):\n    pass\n"
+    )
+    (project / "train.py").write_text(
+        "from loaders import D\n\nloader = D(range(8), shuffle=True)\n"
+    )
+    assert [f[:3] for f in findings(project, monkeypatch, capsys, "--no-cache", ".")] == [
+        ("train.py", 3, "RNG001")
+    ]

@@ -194,3 +194,30 @@ def test_fix_takes_the_project_index_it_builds_first(
     assert (tmp_path / "other.py").read_text() == other.replace(
         "random.seed(0)\n", "random.seed(0)\ntorch.manual_seed(0)\n"
     )
+
+
+@pytest.mark.parametrize("name", ["helpers", "builders"])
+def test_a_warm_run_checks_no_unchanged_file_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """The findings' cache holds each file's findings with the project's answers they took:
+    a second run over unchanged files (old enough for their stat keys) checks none of them
+    again, and finds the same."""
+    from seedlint.run import files
+
+    folder = tmp_path / name
+    shutil.copytree(PROJECTS / name, folder)
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    cold = check(folder, capsys, *cache)
+    checked: list[str] = []
+    real = files.check_bytes
+
+    def counted(raw: bytes, display: str, settings: Any) -> Any:
+        checked.append(display)
+        return real(raw, display, settings)
+
+    monkeypatch.setattr(files, "check_bytes", counted)
+    assert check(folder, capsys, *cache) == cold
+    assert checked == []
