@@ -51,6 +51,32 @@ def test_mutation_fixtures_through_the_command_line(
 
 
 # (name, before, after, the options)
+WORKER_FUNCTIONS = (
+    "import random\n"
+    "\n"
+    "import numpy as np\n"
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "\n"
+    "def seed_worker(worker_id):\n"
+    "    seed = torch.initial_seed() % 2**32\n"
+    "    np.random.seed(seed)\n"
+    "    random.seed(seed)\n"
+    "\n"
+    "\n"
+    "seed_worker = None\n"
+    "\n"
+    "\n"
+    "def worker_init_fn(worker_id):\n"
+    "    seed = torch.initial_seed() % 2**32\n"
+    "    np.random.seed(seed)\n"
+    "    random.seed(seed)\n"
+    "\n"
+    "\n"
+    "loader = DataLoader(range(8), num_workers=2)\n"
+)
+
 FIXES = [
     (
         "rng004 reuses the last seeding call's literal",
@@ -121,6 +147,12 @@ FIXES = [
         "def build():\n    return DataLoader(\n        range(8),\n        shuffle=True,\n"
         '        generator=torch.Generator().manual_seed(CONFIG["s"]),\n    )\n',
         [],
+    ),
+    (
+        "rng002 reuses a worker_init_fn when the first candidate's name is rebound",
+        WORKER_FUNCTIONS,
+        WORKER_FUNCTIONS.replace("num_workers=2)", "num_workers=2, worker_init_fn=worker_init_fn)"),
+        ["--select", "RNG002"],
     ),
     *(
         (
