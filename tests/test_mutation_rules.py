@@ -50,7 +50,7 @@ def test_mutation_fixtures_through_the_command_line(
     assert code == 1
 
 
-# (name, before, after, the options)
+# A module with two worker functions, the first (by the fix's order) rebound.
 WORKER_FUNCTIONS = (
     "import random\n"
     "\n"
@@ -77,6 +77,7 @@ WORKER_FUNCTIONS = (
     "loader = DataLoader(range(8), num_workers=2)\n"
 )
 
+# (name, before, after, the options)
 FIXES = [
     (
         "rng004 reuses the last seeding call's literal",
