@@ -223,3 +223,31 @@ def test_every_fixture_finding_byte_for_byte() -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     GOLDEN.write_text(_fixture_findings(), encoding="utf-8")
+
+
+def test_rng005_for_a_dataset_class_of_another_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A loader with workers over a dataset class of another module that holds an RNG object:
+    RNG005 at the loader (the project index answers), without a fix."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "data.py").write_text(
+        "import numpy as np\nfrom torch.utils.data import Dataset\n\n\n"
+        "class Noisy(Dataset):\n    def __init__(self):\n"
+        "        self.rng = np.random.default_rng()\n\n"
+        "    def __getitem__(self, index):\n        return self.rng.normal()\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\nfrom data import Noisy\n\n"
+        "loader = DataLoader(Noisy(), num_workers=2, worker_init_fn=None)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--output-format", "json", "--select", "RNG005", "."])
+    found = [
+        (f["filename"], f["location"]["row"], f["code"], f["fix"])
+        for f in json.loads(capsys.readouterr().out)
+    ]
+    assert [(Path(name).name, row, code, fix) for name, row, code, fix in found] == [
+        ("train.py", 6, "RNG005", None)
+    ]
