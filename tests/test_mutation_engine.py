@@ -232,3 +232,27 @@ def test_add_noqa_inside_a_multi_line_call_with_a_string(
     new = (tmp_path / "train.py").read_text()
     assert new == text.replace('b"""))\n', 'b"""))  # noqa: RNG001\n')
     assert check_text(new, "train.py", Settings()).findings == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["(flag := True)", "lambda: (flag := True)", "[flag := True for _ in range(1)]", "other"],
+)
+def test_a_large_modules_hollowed_values_keep_what_a_read_sees(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """A very large module's assignment whose target nothing reads is hollowed only when its
+    value binds nothing: `x = (flag := True)` keeps its `:=`, whose binding the loader's
+    `shuffle=flag` may read, as in the module parsed whole."""
+    from seedlint.engine import parse
+
+    filler = "".join(f"v{index} = {index} * 2\n" for index in range(20))
+    text = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\nflag = False\nother = True\n"
+        f"{filler}unique_name = {value}\nloader = DataLoader(range(8), shuffle=flag)\n"
+    )
+    whole = [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings]
+    monkeypatch.setattr(parse, "LARGE", 100)
+    monkeypatch.setattr(parse, "PIECE", 60)
+    assert [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings] == whole
+    assert whole == ([(27, "RNG001")] if value[0] in "([" else [])  # a lambda's := is its own
