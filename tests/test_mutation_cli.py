@@ -7,7 +7,9 @@ input (where an unsafe fix left unapplied keeps its finding, and the exit code s
 
 from __future__ import annotations
 
+import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -183,3 +185,141 @@ def test_the_server_without_its_extra(
     assert cli.main(["server"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"seedlint: error: {message}") and err.count("\n") == 1
+
+
+# -- the less common options: --show-fixes, --add-noqa's count, a named file that does not
+# parse, clean, --show-settings of a file and of standard input -------------------------------
+@pytest.mark.parametrize("show", [False, True], ids=["plain", "show-fixes"])
+def test_the_fixed_list_only_with_show_fixes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], show: bool
+) -> None:
+    (tmp_path / "train.py").write_text(SAFE)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    options = ["--show-fixes"] if show else []
+    assert cli.main(["check", "--isolated", "--no-cache", "--fix", *options, "train.py"]) == 0
+    listed = (
+        "Fixed 1 finding:\n- train.py:\n    1 × RNG001 (dataloader-shuffle-without-generator)\n"
+    )
+    out = capsys.readouterr().out
+    assert (listed in out) is show
+    assert "Found 1 finding (1 fixed, 0 remaining)." in out
+
+
+def test_add_noqa_counts_what_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "train.py").write_text(SAFE)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--isolated", "--no-cache", "--add-noqa", "train.py"]) == 0
+    assert capsys.readouterr().err == "Added 1 noqa directive.\n"
+    assert (tmp_path / "train.py").read_text() == SAFE.replace(
+        "shuffle=True)\n", "shuffle=True)  # noqa: RNG001\n"
+    )
+
+
+@pytest.mark.parametrize("text", ["x = (\n", "import torch\nx = (\n"], ids=["no-words", "words"])
+def test_a_named_file_that_does_not_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    """A file the user names is parsed even when no rule's words are in it: its syntax error
+    is one RNG000 finding, whatever its words."""
+    (tmp_path / "bad.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "bad.py"])
+    found = [(f["code"], f["message"]) for f in json.loads(capsys.readouterr().out)]
+    assert (code, found) == (1, [("RNG000", "SyntaxError: '(' was never closed")])
+
+
+def test_clean_removes_the_cache_folder_and_keeps_a_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "train.py").write_text(SAFE)
+    monkeypatch.chdir(tmp_path)
+    cli.main(["check", "--isolated", "train.py"])
+    assert (tmp_path / ".seedlint_cache").is_dir()
+    assert cli.main(["clean"]) == 0
+    assert not (tmp_path / ".seedlint_cache").exists()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "keep.txt").write_text("mine")
+    (tmp_path / ".seedlint_cache").symlink_to(tmp_path / "elsewhere")
+    capsys.readouterr()
+    assert cli.main(["clean"]) == 2
+    assert "is a symbolic link, not a seedlint cache folder; kept" in capsys.readouterr().err
+    assert (tmp_path / "elsewhere" / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("stdin", [False, True], ids=["file", "stdin"])
+def test_show_settings_of_the_file_named(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    stdin: bool,
+) -> None:
+    """The settings shown are those of the file named, or of standard input's
+    ``--stdin-filename``: a folder's own configuration file."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "pyproject.toml").write_text("[tool.seedlint]\nfix-seed = 99\n")
+    (tmp_path / "sub" / "f.py").write_text(CLEAN)
+    monkeypatch.chdir(tmp_path)
+    if stdin:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(CLEAN.encode())))
+    capsys.readouterr()
+    args = ["--stdin-filename", "sub/f.py", "-"] if stdin else ["sub/f.py"]
+    assert cli.main(["check", "--show-settings", *args]) == 0
+    out = capsys.readouterr().out
+    config = tmp_path / "sub" / "pyproject.toml"
+    assert f"fix-seed = 99  # {config}\n" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check", "--fxi", "."], "unrecognized arguments: --fxi (did you mean `--fix`?)"),
+        (["chekc"], "unrecognized subcommand `chekc` (did you mean `check`?)"),
+        (["rule", "chekc"], "unknown rule `chekc`"),  # a rule's name, not a subcommand
+        (["verify", "chekc"], ""),  # a program's path: verify's own error
+    ],
+)
+def test_usage_errors_say_what_was_meant(tmp_path: Path, args: list[str], message: str) -> None:
+    result = run_seedlint(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "unrecognized subcommand" not in result.stderr or "chekc" == args[0]
+    assert f"seedlint: error: {message}" in result.stderr
+
+
+def test_a_file_name_that_is_not_utf_8_on_a_strict_stdout(tmp_path: Path) -> None:
+    """Standard output with strict errors (PYTHONIOENCODING=utf-8) shows a file name that is
+    not UTF-8 escaped, rather than failing to write it."""
+    (tmp_path / "pyproject.toml").write_text("")
+    name = os.fsdecode(b"caf\xe9.py")
+    (tmp_path / name).write_text(SAFE)
+    result = run_seedlint(
+        "check", "--no-cache", "--output-format", "concise", ".",
+        cwd=tmp_path, env={"PYTHONIOENCODING": "utf-8"},
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("caf\\udce9.py:4:10: RNG001 ")
+
+
+def test_the_rules_list_says_which_fixes_are_unsafe(capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert cli.main(["rules"]) == 0
+    fixable = {
+        line.split()[0]: line.split(None, 2)[2] for line in capsys.readouterr().out.splitlines()
+    }
+    assert fixable == {
+        "RNG000": "-",
+        "RNG001": "fixable",
+        "RNG002": "fixable",
+        "RNG003": "unsafe fix (--unsafe-fixes)",
+        "RNG004": "fixable",
+        "RNG005": "fixable",
+        "RNG006": "fixable",
+        "RNG007": "fixable",
+        "RNG008": "unsafe fix (--unsafe-fixes)",
+        "RNG100": "-",
+    }

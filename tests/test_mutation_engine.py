@@ -89,20 +89,9 @@ FILE_FORMS = [
     ("# seedlint = noqa", True),
     ("# seedlint=noqa", True),
     ("# SEEDLINT: NOQA", True),
-    pytest.param(
-        "# Seedlint: NoQa",
-        True,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="bug: file_exemption's fast path looks for `noqa` or `NOQA` only, so a "
-            "mixed-case directive (which its regex, like flake8's, reads) is never parsed",
-        ),
-    ),
-    pytest.param(
-        "# flake8: NoQA",
-        True,
-        marks=pytest.mark.xfail(strict=True, reason="the same mixed-case bug, flake8's form"),
-    ),
+    ("# Seedlint: NoQa", True),  # mixed case: read, as flake8 reads it
+    ("# flake8: NoQA", True),
+    ("# seedlint: nOqA: RNG001", True),
     ("    # seedlint: noqa", True),  # indented, alone on its line
     ("\t# seedlint: noqa", True),
     ("# seedlint: noqa: RNG001", True),
@@ -207,6 +196,9 @@ def test_a_module_parsed_in_pieces_is_the_whole_module(
     [
         ('doc = """one\ntwo"""\n', '{line}  # noqa: RNG001\ndoc = """one\ntwo"""\n'),
         ('x = 1; doc = """one\ntwo"""\n', '{line}  # noqa: RNG001\nx = 1; doc = """one\ntwo"""\n'),
+        # the next line's own noqa covers that line only: the flagged line gets its comment
+        ("x = 1  # noqa\n", "{line}  # noqa: RNG001\nx = 1  # noqa\n"),
+        ("x = 1  # noqa: RNG001\n", "{line}  # noqa: RNG001\nx = 1  # noqa: RNG001\n"),
     ],
 )
 def test_add_noqa_beside_a_multi_line_string(
@@ -240,3 +232,27 @@ def test_add_noqa_inside_a_multi_line_call_with_a_string(
     new = (tmp_path / "train.py").read_text()
     assert new == text.replace('b"""))\n', 'b"""))  # noqa: RNG001\n')
     assert check_text(new, "train.py", Settings()).findings == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["(flag := True)", "lambda: (flag := True)", "[flag := True for _ in range(1)]", "other"],
+)
+def test_a_large_modules_hollowed_values_keep_what_a_read_sees(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """A very large module's assignment whose target nothing reads is hollowed only when its
+    value binds nothing: `x = (flag := True)` keeps its `:=`, whose binding the loader's
+    `shuffle=flag` may read, as in the module parsed whole."""
+    from seedlint.engine import parse
+
+    filler = "".join(f"v{index} = {index} * 2\n" for index in range(20))
+    text = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\nflag = False\nother = True\n"
+        f"{filler}unique_name = {value}\nloader = DataLoader(range(8), shuffle=flag)\n"
+    )
+    whole = [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings]
+    monkeypatch.setattr(parse, "LARGE", 100)
+    monkeypatch.setattr(parse, "PIECE", 60)
+    assert [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings] == whole
+    assert whole == ([(27, "RNG001")] if value[0] in "([" else [])  # a lambda's := is its own

@@ -140,3 +140,44 @@ def test_a_bare_except_is_an_import_guard_too(
     assert (tmp_path / "train.py").read_text() == after.replace(
         "try:\n", "try:\n    import torch\n"
     )
+
+
+def _changed_lines(rng: random.Random, old: list[str]) -> list[str]:
+    new: list[str] = []
+    for line in old:
+        roll = rng.random()
+        if roll < 0.1:
+            continue  # deleted
+        if roll < 0.2:
+            new.append(f"new {rng.randrange(40)}\n")  # replaced
+            continue
+        new.append(line)
+        if roll > 0.9:
+            new.append(f"added {rng.randrange(40)}\n")  # inserted
+    return ["first changed\n", *new, "last changed\n"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_opcodes_of_long_differing_texts_cover_both(seed: int) -> None:
+    """Past the exact matcher's size (the lines that differ, paired, over ``_EXACT_PAIRS``), the
+    opcodes come from the walk: they still cover both texts in order, every ``equal`` block
+    equal; and the json edits' splice computes the same opcodes (``spliced._opcodes``)."""
+    from seedlint.fixes import spliced, text
+
+    rng = random.Random(seed)
+    old = [f"line {rng.randrange(40)}\n" for _ in range(700)]
+    new = _changed_lines(rng, old)
+    assert len(old) * len(new) > text._EXACT_PAIRS
+    codes = text.opcodes(old, new)
+    i = j = 0
+    rebuilt: list[str] = []
+    for tag, i1, i2, j1, j2 in codes:
+        assert (i1, j1) == (i, j), codes
+        assert i1 <= i2 and j1 <= j2
+        if tag == "equal":
+            assert old[i1:i2] == new[j1:j2]
+        rebuilt += new[j1:j2]
+        i, j = i2, j2
+    assert (i, j) == (len(old), len(new))
+    assert rebuilt == new
+    assert spliced._opcodes(old, new, 0, 0) == codes

@@ -105,18 +105,10 @@ UNSEEDED = (
     [
         (None, "helpers"),  # the helper itself
         ("from helpers import set_seed, set_other\n", "utils"),  # a re-export by name
-        pytest.param(
-            "from helpers import *\n",
-            "utils",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="bug: a helper re-exported by a star import (`from helpers import *` in "
-                "utils.py, `from utils import set_seed`) is not followed: RNG004 flags the "
-                "program that seeds torch through it, with a safe fix",
-            ),
-        ),
+        ("from helpers import *\n", "utils"),  # a re-export by a star import
+        ("from helpers import*\n", "utils"),  # the same, unspaced
     ],
-    ids=["direct", "by-name", "star"],
+    ids=["direct", "by-name", "star", "star-unspaced"],
 )
 def test_seeding_through_a_helper_and_its_re_exports(
     project: Path,
@@ -183,17 +175,10 @@ def test_a_class_defined_twice_has_the_bases_of_both(
     "init",
     [
         "from .loaders import MyLoader\n",
-        pytest.param(
-            "from .loaders import *\n",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="bug: a loader class re-exported by a star import of the package "
-                "(`from .loaders import *` in pkg/__init__.py, `from pkg import MyLoader`) is "
-                "not followed: its shuffling call has no RNG001 finding",
-            ),
-        ),
+        "from .loaders import *\n",
+        "from .loaders import*\n",
     ],
-    ids=["by-name", "star"],
+    ids=["by-name", "star", "star-unspaced"],
 )
 def test_a_loader_class_through_its_packages_re_export(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], init: str
@@ -229,3 +214,78 @@ def test_a_class_whose_base_is_a_module_or_a_missing_name(
         "    pass\n\n\nloader = D(range(8), shuffle=True)\n"
     )
     assert findings(project, monkeypatch, capsys, "--no-cache", ".") == []
+
+
+LOADER_CLASS = (
+    "from torch.utils.data import DataLoader\n\n\nclass MyLoader(DataLoader):\n    pass\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("files", "name"),
+    [
+        # a chain of star imports: what the last module binds is what the first re-exports
+        (
+            {
+                "__init__.py": "from .a import *\n",
+                "a.py": "from .b import *\n",
+                "b.py": LOADER_CLASS,
+            },
+            "MyLoader",
+        ),
+        # a library's loader class through a star import of the library, in a package module
+        # that also star-imports a project module
+        (
+            {
+                "__init__.py": "from torch.utils.data import *\nfrom .a import *\n",
+                "a.py": "x = 1\n",
+            },
+            "DataLoader",
+        ),
+        # ... and through two star imports, the second of the library
+        (
+            {"__init__.py": "from .a import *\n", "a.py": "from torch.utils.data import *\n"},
+            "DataLoader",
+        ),
+    ],
+    ids=["project-chain", "library-beside-project", "library-through-project"],
+)
+def test_a_loader_class_through_a_chain_of_star_imports(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    files: dict[str, str],
+    name: str,
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    for file, text in files.items():
+        (tmp_path / "pkg" / file).write_text(text)
+    (tmp_path / "train.py").write_text(
+        f"from pkg import {name}\n\nloader = {name}(range(8), shuffle=True)\n"
+    )
+    assert [f[:3] for f in findings(tmp_path, monkeypatch, capsys, "--no-cache", ".")] == [
+        ("train.py", 3, "RNG001")
+    ]
+
+
+@pytest.mark.parametrize("helpers", [HELPERS, "import torch\n\nvalue = 1\n"], ids=["read", "light"])
+def test_a_loader_class_of_another_module_with_a_module_among_its_bases(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    helpers: str,
+) -> None:
+    """A base that names a module (parsed, or summarised from its bytes) adds nothing to a
+    loader class of another module: its calls are still loader calls."""
+    (project / "helpers.py").write_text(helpers)
+    (project / "loaders.py").write_text(
+        "import helpers\nfrom torch.utils.data import DataLoader\n\n\n"
+        "class D(helpers, DataLoader):\n    pass\n"
+    )
+    (project / "train.py").write_text(
+        "from loaders import D\n\nloader = D(range(8), shuffle=True)\n"
+    )
+    assert [f[:3] for f in findings(project, monkeypatch, capsys, "--no-cache", ".")] == [
+        ("train.py", 3, "RNG001")
+    ]

@@ -50,6 +50,33 @@ def test_mutation_fixtures_through_the_command_line(
     assert code == 1
 
 
+# A module with two worker functions, the first (by the fix's order) rebound.
+WORKER_FUNCTIONS = (
+    "import random\n"
+    "\n"
+    "import numpy as np\n"
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "\n"
+    "def seed_worker(worker_id):\n"
+    "    seed = torch.initial_seed() % 2**32\n"
+    "    np.random.seed(seed)\n"
+    "    random.seed(seed)\n"
+    "\n"
+    "\n"
+    "seed_worker = None\n"
+    "\n"
+    "\n"
+    "def worker_init_fn(worker_id):\n"
+    "    seed = torch.initial_seed() % 2**32\n"
+    "    np.random.seed(seed)\n"
+    "    random.seed(seed)\n"
+    "\n"
+    "\n"
+    "loader = DataLoader(range(8), num_workers=2)\n"
+)
+
 # (name, before, after, the options)
 FIXES = [
     (
@@ -73,6 +100,78 @@ FIXES = [
         "        return DataLoader(\n            range(8),\n            shuffle=True,\n"
         "            generator=torch.Generator().manual_seed(self.seed),\n        )\n",
         [],
+    ),
+    (
+        "rng004 writes the last seeding call's own argument again, even one tested for None",
+        "import random\nimport sys\n\nimport torch\n\n"
+        "seed = int(sys.argv[1]) if sys.argv[1:] else None\nif seed is not None:\n"
+        "    random.seed(seed)\nmodel = torch.nn.Linear(2, 2)\n",
+        "import random\nimport sys\n\nimport torch\n\n"
+        "seed = int(sys.argv[1]) if sys.argv[1:] else None\nif seed is not None:\n"
+        "    random.seed(seed)\n    torch.manual_seed(seed)\nmodel = torch.nn.Linear(2, 2)\n",
+        [],
+    ),
+    (
+        "rng004 inside a match statement's case: the seed goes into the case",
+        "import random\nimport sys\n\nimport torch\n\nmatch sys.argv[1:]:\n    case []:\n"
+        "        random.seed(5)\n        model = torch.nn.Linear(2, 2)\n",
+        "import random\nimport sys\n\nimport torch\n\nmatch sys.argv[1:]:\n    case []:\n"
+        "        random.seed(5)\n        torch.manual_seed(5)\n"
+        "        model = torch.nn.Linear(2, 2)\n",
+        [],
+    ),
+    (
+        "rng001 fix exactly line-length long (88) stays on one line",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(ddddddddd, shuffle=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(ddddddddd, shuffle=True, "
+        "generator=torch.Generator().manual_seed(0))\n",
+        [],
+    ),
+    (
+        "rng001 fix one longer (89) is split",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(dddddddddd, shuffle=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(\n    dddddddddd,\n    shuffle=True,\n"
+        "    generator=torch.Generator().manual_seed(0),\n)\n",
+        [],
+    ),
+    (
+        "rng001 in a function takes the module's seeding call's argument",
+        "import random\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'CONFIG = {"s": 7}\nrandom.seed(CONFIG["s"])\n\n\n'
+        "def build():\n    return DataLoader(range(8), shuffle=True)\n",
+        "import random\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'CONFIG = {"s": 7}\nrandom.seed(CONFIG["s"])\n\n\n'
+        "def build():\n    return DataLoader(\n        range(8),\n        shuffle=True,\n"
+        '        generator=torch.Generator().manual_seed(CONFIG["s"]),\n    )\n',
+        [],
+    ),
+    (
+        "rng002 reuses a worker_init_fn when the first candidate's name is rebound",
+        WORKER_FUNCTIONS,
+        WORKER_FUNCTIONS.replace("num_workers=2)", "num_workers=2, worker_init_fn=worker_init_fn)"),
+        ["--select", "RNG002"],
+    ),
+    *(
+        (
+            f"rng001 in a method: self.hparams.seed only after self.{call}()",
+            "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Model:\n"
+            f"    def __init__(self, seed):\n        self.{call}()\n\n    def loader(self):\n"
+            "        return DataLoader(range(8), shuffle=True)\n",
+            "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Model:\n"
+            f"    def __init__(self, seed):\n        self.{call}()\n\n    def loader(self):\n"
+            "        return DataLoader(\n            range(8),\n            shuffle=True,\n"
+            f"            generator=torch.Generator().manual_seed({seed}),\n        )\n",
+            [],
+        )
+        for call, seed in [
+            ("save_hyperparameters", "self.hparams.seed"),
+            ("load_weights", "torch.initial_seed()"),  # a name before it in order
+            ("setup", "torch.initial_seed()"),  # and one after it
+        ]
     ),
 ]
 
@@ -124,3 +223,31 @@ def test_every_fixture_finding_byte_for_byte() -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     GOLDEN.write_text(_fixture_findings(), encoding="utf-8")
+
+
+def test_rng005_for_a_dataset_class_of_another_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A loader with workers over a dataset class of another module that holds an RNG object:
+    RNG005 at the loader (the project index answers), without a fix."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "data.py").write_text(
+        "import numpy as np\nfrom torch.utils.data import Dataset\n\n\n"
+        "class Noisy(Dataset):\n    def __init__(self):\n"
+        "        self.rng = np.random.default_rng()\n\n"
+        "    def __getitem__(self, index):\n        return self.rng.normal()\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\nfrom data import Noisy\n\n"
+        "loader = DataLoader(Noisy(), num_workers=2, worker_init_fn=None)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--output-format", "json", "--select", "RNG005", "."])
+    found = [
+        (f["filename"], f["location"]["row"], f["code"], f["fix"])
+        for f in json.loads(capsys.readouterr().out)
+    ]
+    assert [(Path(name).name, row, code, fix) for name, row, code, fix in found] == [
+        ("train.py", 6, "RNG005", None)
+    ]

@@ -104,3 +104,120 @@ def test_a_run_of_many_files_one_without_a_stat_key(
         found = check(folder, capsys, *cache)
         assert len(found) == files._RUN_FILES + 6
     assert not list((tmp_path / "cache").rglob("run-*.json"))
+
+
+SHUFFLED = (
+    "import torch\nfrom torch.utils.data import DataLoader\n\n"
+    "loader = DataLoader(range(8), shuffle=True)\n"
+)
+
+
+def test_links_in_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A link to a file inside the folder checked is checked as its own path; a link to a
+    file outside it is left out, and neither is a warning."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "o.py").write_text(SHUFFLED)
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("")
+    (folder / "inside.py").write_text(SHUFFLED)
+    (folder / "alias.py").symlink_to("inside.py")
+    (folder / "outside.py").symlink_to(tmp_path / "out" / "o.py")
+    monkeypatch.chdir(tmp_path)
+    found = check(folder, capsys, "--no-cache")
+    assert [f["filename"] for f in found] == ["alias.py", "inside.py"]
+    assert capsys.readouterr().err == ""
+
+
+def test_a_file_that_cannot_be_read_is_one_finding_saying_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file found but unreadable when its turn comes (its permissions changed, say): an
+    RNG000 finding with the system's reason."""
+    from seedlint.run import files
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "locked.py").write_text(SHUFFLED)
+    real = files.read_regular
+
+    def read(path: Path) -> bytes:
+        if Path(path).name == "locked.py":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(files, "read_regular", read)
+    monkeypatch.chdir(tmp_path)
+    found = check(tmp_path, capsys, "--no-cache")
+    assert [(f["filename"], f["code"], f["message"]) for f in found] == [
+        ("locked.py", "RNG000", "cannot read: Permission denied")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sizes", "count", "chunks"),
+    [
+        ([1, 1, 1, 1], 2, [(0, 2), (2, 4)]),
+        ([5, 1, 1, 1], 2, [(0, 1), (1, 4)]),  # one big file: a chunk of its own
+        ([1, 1, 1], 1, [(0, 3)]),
+        ([0, 0, 0], 3, [(0, 3)]),  # sizes unknown: one chunk
+        ([], 2, []),
+    ],
+)
+def test_size_chunks_are_about_equal_in_bytes(
+    sizes: list[int], count: int, chunks: list[tuple[int, int]]
+) -> None:
+    from seedlint.run.pool import size_chunks
+
+    assert size_chunks(sizes, count) == chunks
+
+
+def test_fix_takes_the_project_index_it_builds_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--fix`` builds the project's index before the per-file work (no cache folder): a
+    program that seeds torch through a project helper is left as it is, the other is fixed."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helpers.py").write_text(
+        "import torch\n\n\ndef set_seed(s):\n    torch.manual_seed(s)\n"
+    )
+    head = "import random\n\nimport torch\n\n"
+    tail = "model = torch.nn.Linear(2, 2)\n"
+    train = head + "from helpers import set_seed\n\nrandom.seed(0)\nset_seed(0)\n" + tail
+    other = head + "random.seed(0)\n" + tail
+    (tmp_path / "train.py").write_text(train)
+    (tmp_path / "other.py").write_text(other)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--fix", "-q", "train.py", "other.py"]) == 0
+    assert (tmp_path / "train.py").read_text() == train
+    assert (tmp_path / "other.py").read_text() == other.replace(
+        "random.seed(0)\n", "random.seed(0)\ntorch.manual_seed(0)\n"
+    )
+
+
+@pytest.mark.parametrize("name", ["helpers", "builders"])
+def test_a_warm_run_checks_no_unchanged_file_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """The findings' cache holds each file's findings with the project's answers they took:
+    a second run over unchanged files (old enough for their stat keys) checks none of them
+    again, and finds the same."""
+    from seedlint.run import files
+
+    folder = tmp_path / name
+    shutil.copytree(PROJECTS / name, folder)
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    cold = check(folder, capsys, *cache)
+    checked: list[str] = []
+    real = files.check_bytes
+
+    def counted(raw: bytes, display: str, settings: Any) -> Any:
+        checked.append(display)
+        return real(raw, display, settings)
+
+    monkeypatch.setattr(files, "check_bytes", counted)
+    assert check(folder, capsys, *cache) == cold
+    assert checked == []

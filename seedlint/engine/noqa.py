@@ -43,7 +43,9 @@ class FileExemption:
 def file_exemption(text: str) -> FileExemption:
     all_codes = False
     codes: set[str] = set()
-    if "noqa" not in text and "NOQA" not in text:
+    # Any case, as FILE_NOQA reads it (``# Seedlint: NoQa``); lower() of an ASCII text (the
+    # common case) costs less than the two searches for ``noqa`` and ``NOQA`` it replaces.
+    if "noqa" not in text.lower():
         return FileExemption(False, frozenset())
     for match in FILE_NOQA.finditer(text):
         parsed = _codes(match.group("codes"))

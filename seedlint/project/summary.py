@@ -247,8 +247,18 @@ _LOADER_WORDS = (
 # an RNG factory and a dataset word.
 _RNG_OBJECT_WORDS = (b"default_rng", b"RandomState", b"Random(", b"Generator(")
 _DATASET_WORDS = (b"Dataset", b"__getitem__", b"__iter__")
+# A star import (`from helpers import *`, `from .loaders import *`): what it binds is known
+# only from the tree, and may be a seeding helper or a loader class others import from here.
+_STAR_WORDS = (b"import *", b"import*")
 register(
-    (*_LOADER_STEMS, *_LOADER_WORDS, *_RNG_OBJECT_WORDS, *_DATASET_WORDS, b"__main__")
+    (
+        *_LOADER_STEMS,
+        *_LOADER_WORDS,
+        *_RNG_OBJECT_WORDS,
+        *_DATASET_WORDS,
+        *_STAR_WORDS,
+        b"__main__",
+    )
 )  # looked up in every module
 _DRAW_WORDS = (
     b"nn.",
@@ -274,6 +284,8 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
         return True  # loader builders, their callers, loader classes, star-import targets
     if words.any(_RNG_OBJECT_WORDS) and words.any(_DATASET_WORDS):
         return True  # a dataset class that may hold an RNG object its loaders' workers copy
+    if words.any(_STAR_WORDS):
+        return True  # a re-export of a seeding helper or a loader class may come through it
     if not words.has_folded(b"seed"):  # `seed`, `Seed`, `SEED`, in one scan
         return words.has(b"__main__")
     if words.has(b"__main__") or _REEXPORT.search(raw) is not None:
