@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import stat
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -675,3 +676,53 @@ def test_a_broken_config_in_a_folder_nobody_named_does_not_stop_the_run(tmp_path
     assert "left out of the project index" in warnings[0]
     walked = run_seedlint("check", "--no-cache", ".", cwd=tmp_path)
     assert walked.returncode == 2 and "other/pyproject.toml" in walked.stderr
+
+
+def test_a_codec_a_package_registers_is_read_as_utf8(tmp_path: Path) -> None:
+    """`# -*- coding: future_fstrings -*-` names a codec the program's requirements install
+    (it rewrites UTF-8 source): the file is checked and fixed as UTF-8, its cookie kept; a
+    file under such a cookie whose bytes are not UTF-8 is still one RNG000."""
+    source = (
+        b"# -*- coding: future_fstrings -*-\nfrom torch.utils.data import DataLoader\n"
+        b"name = '\xc3\xa9t\xc3\xa9'\nDataLoader(range(4), shuffle=True)\n"
+    )
+    path = tmp_path / "t.py"
+    path.write_bytes(source)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "seedlint",
+            "check",
+            "--no-cache",
+            "--output-format",
+            "concise",
+            "--fix",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "RNG000" not in run.stdout, run.stdout
+    fixed = path.read_bytes()
+    assert fixed.startswith(b"# -*- coding: future_fstrings -*-\n")
+    assert b"name = '\xc3\xa9t\xc3\xa9'" in fixed and b"generator=" in fixed
+    ast.parse(fixed.decode("utf-8"))
+    path.write_bytes(source.replace(b"\xc3\xa9", b"\xe9"))
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "seedlint",
+            "check",
+            "--no-cache",
+            "--output-format",
+            "concise",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "RNG000" in run.stdout and "unknown encoding" in run.stdout, run.stdout

@@ -49,7 +49,8 @@ def test_a_compact_tree_is_the_same_tree() -> None:
     for display, text in fixture_texts():
         try:
             tree = ast.parse(text)
-        except SyntaxError:
+            compile(tree, display, "exec")  # a fixture CPython parses but will not compile
+        except SyntaxError:  # (`def f() -> (x := 1):`) has no code to compare with
             continue
         small = compact(tree)
         assert plain_dump(small) == ast.dump(tree, include_attributes=True), display

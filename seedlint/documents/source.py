@@ -38,9 +38,14 @@ class Source:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         except SyntaxError as error:  # an unknown or inconsistent coding cookie
-            if _declares_encoding(raw):
+            if not _declares_encoding(raw):
+                encoding = "utf-8"  # no cookie: the first lines are not UTF-8 (said below)
+            elif "unknown encoding" in str(error) and _utf8(raw):
+                # A codec a package registers when the program runs (`future_fstrings`,
+                # `pyxl`): a source transformer over UTF-8 text, which is what is read.
+                encoding = "utf-8"
+            else:
                 raise DecodeError(str(error)) from None
-            encoding = "utf-8"  # no cookie: the first lines are not UTF-8 (said below)
         try:
             text = raw.decode(encoding)
         except UnicodeDecodeError as error:
@@ -84,6 +89,14 @@ class Source:
         if line.isascii():
             return byte_col
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _declares_encoding(raw: bytes) -> bool:

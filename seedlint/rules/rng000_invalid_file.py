@@ -61,7 +61,11 @@ Reports a file that seedlint could not check, with the reason and position:
   code cell does not parse (one finding for that cell, `nb.ipynb:cell 5:3:14`): every other
   cell is still checked, as Jupyter runs them, and `--fix` never changes that cell;
 - `read-error`: the file cannot be read (permissions, a dangling or looping link)
-  or decoded (invalid UTF-8 without a coding cookie, an unknown encoding, a NUL byte);
+  or decoded (invalid UTF-8 without a coding cookie, an unknown encoding, a NUL byte). A
+  cookie naming a codec this Python does not have, one a package registers when the program
+  runs (`# -*- coding: future_fstrings -*-`), is no error when the bytes are UTF-8: such a
+  codec rewrites UTF-8 source, so the file is checked as UTF-8 (and fixed as UTF-8, the cookie
+  kept);
 - `internal-error`: seedlint itself failed on this file. Please report it, with the file if you
   can.
 
