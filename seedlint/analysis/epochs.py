@@ -43,6 +43,9 @@ class Refs:
 
     calls: list[ast.Call] = field(default_factory=list)
     chains: set[str] = field(default_factory=set)
+    # names bound by unpacking a followed tuple at the followed value's place
+    # (``train_loader, valset = prepare()`` where `prepare` returns ``loader, dataset``)
+    unpacked: set[int] = field(default_factory=set)
 
     def add(self, facts: ModuleFacts, call: ast.Call) -> None:
         self.calls.append(call)
@@ -106,6 +109,8 @@ def refers(expr: ast.AST, scope: Scope, refs: Refs) -> bool:
             return True
         if isinstance(inner, ast.Name):
             for binding in lookup(inner.id, scope) or []:
+                if binding.kind == "other" and id(binding.node) in refs.unpacked:
+                    return True
                 value = binding.value
                 if (
                     binding.kind == "assign"
@@ -131,29 +136,61 @@ def sampler_uses(facts: ModuleFacts, samplers: list[BoundCall]) -> list[SamplerU
                 if expr is not None and refers(expr, loader.scope, use.samplers):
                     use.loaders.add(facts, loader.call)
         for loader_call in list(use.loaders.calls):
-            for call in _calls_returning(facts, loader_call):
+            for call, positions in _calls_returning(facts, loader_call):
                 use.loaders.add(facts, call)
+                if positions:
+                    _unpacked_at(facts, call, positions, use.loaders)
         use.loops = _epoch_loops(facts, use)
         result.append(use)
     return result
 
 
-def _calls_returning(facts: ModuleFacts, loader_call: ast.Call) -> list[ast.Call]:
+def _calls_returning(
+    facts: ModuleFacts, loader_call: ast.Call
+) -> list[tuple[ast.Call, frozenset[int]]]:
     """Calls to a module function that returns the loader (or a name holding it):
-    ``train_loader = build_loader(...)``."""
-    result: list[ast.Call] = []
+    ``train_loader = build_loader(...)``; with the positions of a returned tuple that hold it
+    (``return train_loader, valset``: {0}), empty when it is returned alone."""
+    result: list[tuple[ast.Call, frozenset[int]]] = []
     single = Refs([loader_call])
     for function, _ in facts.builder.functions:
         scope = facts.resolver.scope_of(function)
-        if not any(
-            isinstance(r, ast.Return) and r.value is not None and refers(r.value, scope, single)
+        returns = [
+            r
             for r in ast.walk(function)
-        ):
+            if isinstance(r, ast.Return) and r.value is not None and refers(r.value, scope, single)
+        ]
+        if not returns:
             continue
+        positions: set[int] = set()
+        for r in returns:
+            if isinstance(r.value, ast.Tuple):
+                positions.update(
+                    i for i, element in enumerate(r.value.elts) if refers(element, scope, single)
+                )
         for other, other_scope in facts.builder.calls:
             if function in facts.resolver.meanings(other.func, other_scope):
-                result.append(other)
+                result.append((other, frozenset(positions)))
     return result
+
+
+def _unpacked_at(facts: ModuleFacts, call: ast.Call, positions: frozenset[int], refs: Refs) -> None:
+    """The names ``a, b = call`` binds at ``positions`` hold what is followed."""
+    for node in ast.walk(facts.tree):
+        if not isinstance(node, ast.Assign) or node.value is not call:
+            continue
+        for target in node.targets:
+            if not isinstance(target, (ast.Tuple, ast.List)):
+                continue
+            for i, element in enumerate(target.elts):
+                if i not in positions:
+                    continue
+                if isinstance(element, ast.Name):
+                    refs.unpacked.add(id(element))
+                else:
+                    chain = dotted_name(element)
+                    if chain is not None:
+                        refs.chains.add(chain)
 
 
 def _epoch_loops(facts: ModuleFacts, use: SamplerUse) -> list[tuple[Loop, Scope]]:

@@ -6,6 +6,7 @@ Each fact is computed lazily, so a rule that never asks for capture regions cost
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -168,7 +169,11 @@ class ModuleFacts:
 
     @cached_property
     def builder(self) -> ScopeBuilder:
-        return ScopeBuilder(self.tree)
+        builder = ScopeBuilder(self.tree)
+        star_bindings = getattr(self.project, "star_bindings", None)
+        if builder.star_imports and self.path and callable(star_bindings):
+            builder.star_names = dict(star_bindings(os.path.abspath(self.path)))
+        return builder
 
     def release(self) -> None:
         """Drop everything computed, breaking the reference cycles between scopes and their

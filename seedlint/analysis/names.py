@@ -136,6 +136,9 @@ class ScopeBuilder(ast.NodeVisitor):
         self.classes: list[tuple[ast.ClassDef, Scope]] = []
         self.dict_mutations: list[DictMutation] = []
         self.star_imports: list[str] = []
+        # What the star imports bind, when the project knows (name -> qualified name: the
+        # imports and definitions of the star-imported project modules); set by the facts.
+        self.star_names: dict[str, str] = {}
         self.scope_of: dict[int, Scope] = {}  # id(scope node) -> scope
         self._depth = 0  # conditional nesting inside the current scope
         self.scope_of[id(module)] = self.module_scope
@@ -577,6 +580,13 @@ class NameResolver:
         if isinstance(expr, ast.Name):
             bindings = lookup(expr.id, scope)
             if bindings is None:
+                star_names = self.builder.star_names
+                bound = star_names.get(expr.id)
+                if bound is not None:  # `random` bound by `from train import *`
+                    yield canonical(bound)
+                    return
+                if star_names and "*" not in star_names:
+                    return  # the star imports bind no such name: a builtin (`print`, `len`)
                 for module in self.builder.star_imports:
                     yield canonical(f"{module}.{expr.id}")
                 return
@@ -691,4 +701,7 @@ class NameResolver:
                         and (name == prefix or name.startswith(prefix + "."))
                     ):
                         return True
+        star_names = self.builder.star_names.values()
+        if any(n == prefix or n.startswith(prefix + ".") for n in star_names):
+            return True
         return any(m == prefix or m.startswith(prefix + ".") for m in self.builder.star_imports)

@@ -12,6 +12,7 @@ entry points call it), or a test function in a test file.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import hashlib
 import os
@@ -568,7 +569,46 @@ class ProjectIndex:
             self.loader_class_answers(path),
             self.captured_seeding(path),
             self.worker_dataset_rngs(path),
+            self.star_bindings(path),
         )
+
+    # -- what a star import of a project module binds ----------------------------------------
+    def star_bindings(self, path: str) -> tuple[tuple[str, str], ...]:
+        """The names the star imports of ``path`` bind from project modules, each with what it
+        means there: the module's absolute imports (``random``, ``torch``, ``nn`` ->
+        ``torch.nn``), its classes and functions (``Net`` -> ``lib.Net``), and what its own
+        star imports of project modules bind; names starting with ``_`` are not bound."""
+        path = os.path.abspath(path)
+        summary = self.summaries.get(path)
+        if summary is None or not summary.full or not summary.stars:
+            return ()
+        found: dict[str, str] = {}
+        seen: set[str] = set()
+        for star in summary.stars:
+            module = self.layout.resolve(path, star)
+            if module is None or module[1]:
+                continue  # a library module, or one the project lacks
+            self._star_names(module[0], star, found, seen)
+        return tuple(sorted(found.items()))
+
+    def _star_names(self, target: str, written: str, found: dict[str, str], seen: set[str]) -> None:
+        if target in seen:
+            return
+        seen.add(target)
+        prefix = written if written.endswith(".") else written + "."
+        names = _top_level_names(target)
+        if names is None:
+            found[INCOMPLETE] = ""  # a module that cannot be read: what it binds is not known
+            return
+        for name, qualname, star in names:
+            if star is not None:
+                module = self.layout.resolve(target, star)
+                if module is None or module[1]:
+                    found[INCOMPLETE] = ""  # `from torch import *`: a library's names
+                else:
+                    self._star_names(module[0], star, found, seen)
+            elif name and not name.startswith("_"):
+                found.setdefault(name, qualname or prefix + name)
 
     # -- RNG objects a dataset of another module carries into the workers (RNG005) ----------
     def worker_dataset_rngs(self, path: str) -> tuple[tuple[int, int, str, str, str, int], ...]:
@@ -1019,6 +1059,68 @@ def reference_name(reference: str) -> str:
     """The last name of a summary's call reference (``@C.m`` -> ``m``, ``=utils.seed`` ->
     ``seed``)."""
     return reference[1:].rsplit(".", 1)[-1]
+
+
+# What a star import binds is listed completely (a name it does not bind is a builtin) unless
+# this key is among the names: a star import of a library, or a module that cannot be read.
+INCOMPLETE = "*"
+_TOP_LEVEL: dict[tuple[str, int, int], list[tuple[str, str, Optional[str]]]] = {}
+
+
+def _top_level_names(path: str) -> Optional[list[tuple[str, str, Optional[str]]]]:
+    """What the top level of the module at ``path`` binds (imports, definitions, assigned
+    names; in its ``if``/``try`` blocks too): (name, its qualified name ("" for one of the
+    module's own), None), or ("", "", module) for a star import of an absolute module. None
+    when it cannot be read or parsed."""
+    try:
+        info = os.stat(path)
+        key = (path, info.st_size, info.st_mtime_ns)
+        if key in _TOP_LEVEL:
+            return _TOP_LEVEL[key]
+        if info.st_size > 4 << 20:
+            return None
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read(), filename=path)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: list[tuple[str, str, Optional[str]]] = []
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop(0)
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            statements.extend(node.body)
+            statements.extend(getattr(node, "orelse", []))
+            for handler in getattr(node, "handlers", []):
+                statements.extend(handler.body)
+            statements.extend(getattr(node, "finalbody", []))
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for element in ast.walk(target):
+                    if isinstance(element, ast.Name):
+                        found.append((element.id, "", None))
+            continue
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    found.append((alias.asname, alias.name, None))
+                else:
+                    first = alias.name.split(".", 1)[0]
+                    found.append((first, first, None))
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name == "*":
+                    found.append(("", "", module))
+                elif node.level == 0:
+                    found.append((alias.asname or alias.name, f"{module}.{alias.name}", None))
+                else:  # a relative import: bound, to something this module names relatively
+                    found.append((alias.asname or alias.name, "", None))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append((node.name, "", None))
+    _TOP_LEVEL[key] = found
+    return found
 
 
 def answers_digest(answers: tuple[Hashable, ...]) -> str:
