@@ -144,6 +144,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
             *FIXES,
         ),
     ),
+    ("seedlint/fixes/window.py", ("tests/test_fix_window.py", *FIXES)),
     ("seedlint/fixes/*", FIXES),
     ("seedlint/engine/noqa.py", ("tests/test_mutants.py", *ENGINE)),
     ("seedlint/engine/*", ENGINE),
