@@ -289,3 +289,20 @@ def test_a_loader_class_of_another_module_with_a_module_among_its_bases(
     assert [f[:3] for f in findings(project, monkeypatch, capsys, "--no-cache", ".")] == [
         ("train.py", 3, "RNG001")
     ]
+
+
+@pytest.mark.parametrize("where", ["Seeds", "Base"], ids=["inherited", "own"])
+def test_seeding_through_a_static_method_reached_through_its_module(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """`helpers.Seeds.set(0)`: a method reached through the module and the class, defined in
+    the class or inherited from its base, seeds torch for the program."""
+    (project / "helpers.py").write_text(
+        "import torch\n\n\nclass Base:\n    @staticmethod\n    def set(s):\n"
+        "        torch.manual_seed(s)\n\n\nclass Seeds(Base):\n    pass\n"
+    )
+    (project / "train.py").write_text(
+        "import random\n\nimport torch\n\nimport helpers\n\n"
+        f"random.seed(0)\nhelpers.{where}.set(0)\nmodel = torch.nn.Linear(2, 2)\n"
+    )
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == []
