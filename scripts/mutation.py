@@ -154,6 +154,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "seedlint/run/summaries.py",
         (*RUN, "tests/test_project_demand.py", "tests/test_project_loader_names.py"),
     ),
+    ("seedlint/run/cache.py", (*RUN, "tests/test_cache_security.py")),  # signed entries
     ("seedlint/run/*", RUN),
     ("seedlint/cli.py", (*RUN, "tests/test_mutation_cli.py")),
 )
