@@ -323,3 +323,20 @@ def test_the_rules_list_says_which_fixes_are_unsafe(capsys: pytest.CaptureFixtur
         "RNG008": "unsafe fix (--unsafe-fixes)",
         "RNG100": "-",
     }
+
+
+@pytest.mark.parametrize(
+    ("options", "summary"),
+    [([], "Would fix 1 finding.\n"), (["--quiet"], ""), (["--silent"], "")],
+    ids=["plain", "quiet", "silent"],
+)
+def test_diff_says_what_it_would_fix_on_stderr(
+    tmp_path: Path, options: list[str], summary: str
+) -> None:
+    (tmp_path / "train.py").write_text(SAFE)
+    result = run_seedlint(
+        "check", "--isolated", "--no-cache", "--diff", *options, "train.py", cwd=tmp_path
+    )
+    assert result.returncode == 1
+    assert result.stdout.startswith("--- train.py\n+++ train.py\n")
+    assert result.stderr == summary
