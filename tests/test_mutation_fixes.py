@@ -181,3 +181,19 @@ def test_the_opcodes_of_long_differing_texts_cover_both(seed: int) -> None:
     assert (i, j) == (len(old), len(new))
     assert rebuilt == new
     assert spliced._opcodes(old, new, 0, 0) == codes
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "rows"),
+    [
+        ("a\nb\nc\n", "a\nX\nb\nc\n", [1, 2, 2, 3]),  # an inserted row: the old row after it
+        ("a\nb\n", "a\nb\nX\n", [1, 2, 2]),  # inserted at the end: the last old row
+        ("a\nb\nc\n", "a\nY\nc\n", [1, 2, 3]),  # a replaced row: its own
+        ("a\nb\nc\n", "a\nc\n", [1, 3]),  # a deleted row: the next keeps its old row
+    ],
+)
+def test_a_new_rows_old_row(old: str, new: str, rows: list[int]) -> None:
+    from seedlint.fixes.text import LineMap
+
+    line_map = LineMap(old, new)
+    assert [line_map.old_row(row) for row in range(1, len(rows) + 1)] == rows
