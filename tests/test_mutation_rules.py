@@ -155,6 +155,14 @@ FIXES = [
         WORKER_FUNCTIONS.replace("num_workers=2)", "num_workers=2, worker_init_fn=worker_init_fn)"),
         ["--select", "RNG002"],
     ),
+    (
+        "rng004 seeding in a compound statement's header: the seed goes before the statement",
+        "import random\n\nimport torch\n\nfor _ in range(random.seed(0) or 1):\n"
+        "    model = torch.nn.Linear(2, 2)\n",
+        "import random\n\nimport torch\n\ntorch.manual_seed(0)\n"
+        "for _ in range(random.seed(0) or 1):\n    model = torch.nn.Linear(2, 2)\n",
+        [],
+    ),
     *(
         (
             f"rng001 in a method: self.hparams.seed only after self.{call}()",
