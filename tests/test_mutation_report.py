@@ -90,3 +90,18 @@ def main() -> None:  # pragma: no cover - writes the expected outputs again
 
 if __name__ == "__main__":
     main()
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_the_diff_summary_counts_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], count: int
+) -> None:
+    loaders = "".join(f"loader{i} = DataLoader(range(8), shuffle=True)\n" for i in range(count))
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\n" + loaders
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--isolated", "--no-cache", "--diff", "train.py"]) == 1
+    words = "1 finding" if count == 1 else f"{count} findings"
+    assert capsys.readouterr().err == f"Would fix {words}.\n"
