@@ -197,3 +197,18 @@ def test_a_new_rows_old_row(old: str, new: str, rows: list[int]) -> None:
 
     line_map = LineMap(old, new)
     assert [line_map.old_row(row) for row in range(1, len(rows) + 1)] == rows
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("x = 1\n", "t = 0\nx = 1\n"),  # the new text sorts before the old one
+        ("a = 1\n", "a = 1\nb = 2\n"),  # and after it
+    ],
+)
+def test_a_unified_diff_whatever_order_the_texts_sort_in(old: str, new: str) -> None:
+    from seedlint.fixes.text import unified_diff
+
+    diff = unified_diff(old, new, "f.py")
+    assert diff.startswith("--- f.py\n+++ f.py\n@@ ")
+    assert unified_diff(old, old, "f.py") == ""
