@@ -221,3 +221,19 @@ def test_a_warm_run_checks_no_unchanged_file_again(
     monkeypatch.setattr(files, "check_bytes", counted)
     assert check(folder, capsys, *cache) == cold
     assert checked == []
+
+
+def test_the_key_folder_is_made_with_its_parents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cache's secret key lives under XDG_CACHE_HOME, which may not exist yet: it is made,
+    with its parents, and the cache is used (no warning)."""
+    home = tmp_path / "not" / "yet"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(SHUFFLED)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "-q", "--cache-dir", str(tmp_path / "cache"), "train.py"]) == 1
+    assert capsys.readouterr().err == ""
+    assert (home / "seedlint" / "cache-key").is_file()
