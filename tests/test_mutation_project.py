@@ -306,3 +306,39 @@ def test_seeding_through_a_static_method_reached_through_its_module(
         f"random.seed(0)\nhelpers.{where}.set(0)\nmodel = torch.nn.Linear(2, 2)\n"
     )
     assert findings(project, monkeypatch, capsys, "--no-cache", ".") == []
+
+
+PROGRAM_MAIN = (
+    "import torch\n\nfrom helpers import setup\n\n\ndef main():\n    setup()\n{torch}"
+    '    return torch.nn.Linear(2, 2)\n\n\nif __name__ == "__main__":\n    main()\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("seeds", "safety"), [(True, "unsafe"), (False, "safe")], ids=["completed", "alone"]
+)
+def test_a_helpers_fix_is_unsafe_where_another_program_seeds_torch(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    seeds: bool,
+    safety: str,
+) -> None:
+    """Two programs call a helper that seeds `random`; one of them draws without seeding torch.
+    The fix (seed torch in the helper) would change the other program's stream when that one
+    seeds torch itself: then it is unsafe."""
+    (project / "helpers.py").write_text(
+        "import random\n\nimport torch\n\n\ndef setup():\n    random.seed(0)\n"
+    )
+    (project / "a.py").write_text(
+        PROGRAM_MAIN.format(torch="    torch.manual_seed(0)\n" if seeds else "")
+    )
+    (project / "b.py").write_text(PROGRAM_MAIN.format(torch=""))
+    monkeypatch.chdir(project)
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--output-format", "json", "."])
+    found = [
+        (Path(f["filename"]).name, f["location"]["row"], f["code"], f["fix"]["applicability"])
+        for f in json.loads(capsys.readouterr().out)
+    ]
+    assert found == [("helpers.py", 7, "RNG004", safety)]
