@@ -239,3 +239,32 @@ def test_the_key_folder_is_made_with_its_parents(
     assert cli.main(["check", "-q", "--cache-dir", str(tmp_path / "cache"), "train.py"]) == 1
     assert capsys.readouterr().err == ""
     assert (home / "seedlint" / "cache-key").is_file()
+
+
+@pytest.mark.parametrize(
+    ("config", "left_out"),
+    [
+        ("", ["build/b.py", "venv/v.py"]),  # the default exclusions, by name
+        (
+            '[tool.seedlint]\nextend-exclude = ["skipme.py"]\n',
+            ["build/b.py", "venv/v.py", "skipme.py"],
+        ),
+        ('[tool.seedlint]\nextend-exclude = ["skip*"]\n', ["build/b.py", "venv/v.py", "skipme.py"]),
+    ],
+    ids=["defaults", "a-name", "a-glob"],
+)
+def test_excluded_names_and_globs_are_not_checked(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    config: str,
+    left_out: list[str],
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(config)
+    every = ["top.py", "build/b.py", "venv/v.py", "skipme.py"]
+    for name in every:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(SHUFFLED)
+    monkeypatch.chdir(tmp_path)
+    found = check(tmp_path, capsys, "--no-cache")
+    assert sorted(f["filename"] for f in found) == sorted(n for n in every if n not in left_out)
