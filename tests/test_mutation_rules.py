@@ -163,6 +163,16 @@ FIXES = [
         "for _ in range(random.seed(0) or 1):\n    model = torch.nn.Linear(2, 2)\n",
         [],
     ),
+    (
+        "rng001 in a call with a hanging indent whose new line is too long: one per line",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "train_loader_for_the_experiments = DataLoader(range(8),\n"
+        "                                              shuffle=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "train_loader_for_the_experiments = DataLoader(\n    range(8),\n    shuffle=True,\n"
+        "    generator=torch.Generator().manual_seed(0),\n)\n",
+        [],
+    ),
     *(
         (
             f"rng001 in a method: self.hparams.seed only after self.{call}()",
