@@ -342,3 +342,19 @@ def test_a_helpers_fix_is_unsafe_where_another_program_seeds_torch(
         for f in json.loads(capsys.readouterr().out)
     ]
     assert found == [("helpers.py", 7, "RNG004", safety)]
+
+
+def test_seeding_in_a_capture_region_through_another_module_after_a_local_one(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A capture region that seeds itself, then calls a helper of another module that seeds
+    the device: both calls are RNG003 findings."""
+    (project / "helpers.py").write_text(
+        "import torch\n\n\ndef reseed():\n    torch.cuda.manual_seed(1)\n"
+    )
+    (project / "train.py").write_text(
+        "import torch\n\nimport helpers\n\ng = torch.cuda.CUDAGraph()\ng.capture_begin()\n"
+        "torch.manual_seed(0)\nhelpers.reseed()\ng.capture_end()\n"
+    )
+    found = findings(project, monkeypatch, capsys, "--no-cache", ".")
+    assert [f[:3] for f in found] == [("train.py", 7, "RNG003"), ("train.py", 8, "RNG003")]
