@@ -268,3 +268,20 @@ def test_excluded_names_and_globs_are_not_checked(
     monkeypatch.chdir(tmp_path)
     found = check(tmp_path, capsys, "--no-cache")
     assert sorted(f["filename"] for f in found) == sorted(n for n in every if n not in left_out)
+
+
+def test_fix_of_one_file_named_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file named twice (itself and a link to it) is fixed once: no error, exit 0."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "inside.py").write_text(SHUFFLED)
+    (tmp_path / "alias.py").symlink_to("inside.py")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--no-cache", "--fix", "inside.py", "alias.py"]) == 0
+    out, err = capsys.readouterr()
+    assert (out, err) == ("Found 1 finding (1 fixed, 0 remaining).\n", "")
+    assert (tmp_path / "inside.py").read_text() == SHUFFLED.replace(
+        "shuffle=True)", "shuffle=True, generator=torch.Generator().manual_seed(0))"
+    )
