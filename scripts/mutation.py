@@ -120,6 +120,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
             *RULES,
             "tests/test_mutation_engine.py::test_a_module_parsed_in_pieces_is_the_whole_module",
             "tests/test_mutation_engine.py::test_a_large_modules_hollowed_values_keep_what_a_read_sees",
+            "tests/test_mutation_engine.py::test_a_large_module_that_defines_a_builtins_name_keeps_its_calls",
         ),
     ),
     ("seedlint/analysis/*", RULES),

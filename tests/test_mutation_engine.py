@@ -277,3 +277,25 @@ def test_a_check_leaves_the_garbage_collector_as_it_found_it(
         assert gc.isenabled() is before
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("head", ["", "# a comment\n"], ids=["first-line", "later"])
+def test_a_large_module_that_defines_a_builtins_name_keeps_its_calls(
+    monkeypatch: pytest.MonkeyPatch, head: str
+) -> None:
+    """A module that defines its own `len` (here at the very start of the file, where only a
+    few characters come before `def`): a value calling it is no builtin's call and is kept,
+    with the seeding it does, as in the module parsed whole."""
+    from seedlint.engine import parse
+
+    filler = "".join(f"v{index} = {index} * 2\n" for index in range(20))
+    text = (
+        f"{head}def len(x):\n    random.seed(x)\n    return 0\n\n\n"
+        "import random\n\nimport torch\n\n"
+        f"{filler}unique_name = len(1)\nmodel = torch.nn.Linear(2, 2)\n"
+    )
+    whole = [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings]
+    assert [code for _, code in whole] == ["RNG004"]
+    monkeypatch.setattr(parse, "LARGE", 100)
+    monkeypatch.setattr(parse, "PIECE", 60)
+    assert [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings] == whole
