@@ -173,6 +173,15 @@ FIXES = [
         "    generator=torch.Generator().manual_seed(0),\n)\n",
         [],
     ),
+    (
+        "rng001's import of torch takes another name where the module reads torch unbound",
+        "from torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True)\nprint(torch)\n",
+        "import torch as torch_\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True, generator=torch_.Generator().manual_seed(0))\n"
+        "print(torch)\n",
+        [],
+    ),
     *(
         (
             f"rng001 in a method: self.hparams.seed only after self.{call}()",
