@@ -120,6 +120,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
             *RULES,
             "tests/test_mutation_engine.py::test_a_module_parsed_in_pieces_is_the_whole_module",
             "tests/test_mutation_engine.py::test_a_large_modules_hollowed_values_keep_what_a_read_sees",
+            "tests/test_mutation_engine.py::test_a_large_module_that_defines_a_builtins_name_keeps_its_calls",
         ),
     ),
     ("seedlint/analysis/*", RULES),
@@ -144,8 +145,10 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
             *FIXES,
         ),
     ),
+    ("seedlint/fixes/window.py", ("tests/test_fix_window.py", *FIXES)),
     ("seedlint/fixes/*", FIXES),
     ("seedlint/engine/noqa.py", ("tests/test_mutants.py", *ENGINE)),
+    ("seedlint/engine/fix.py", (*ENGINE, "tests/test_fix_window.py")),  # large modules' window
     ("seedlint/engine/*", ENGINE),
     ("seedlint/config.py", ("tests/test_mutants.py", "tests/test_mutation_config.py")),
     ("seedlint/report/*", ("tests/test_sarif_uri.py", "tests/test_mutation_report.py")),
@@ -153,6 +156,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "seedlint/run/summaries.py",
         (*RUN, "tests/test_project_demand.py", "tests/test_project_loader_names.py"),
     ),
+    ("seedlint/run/cache.py", (*RUN, "tests/test_cache_security.py")),  # signed entries
     ("seedlint/run/*", RUN),
     ("seedlint/cli.py", (*RUN, "tests/test_mutation_cli.py")),
 )
@@ -607,8 +611,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if changed is not None:
             mutants = [m for m in mutants if changed[m.module] & set(range(m.line, m.end_line + 1))]
         kept: list[Result] = []
+        before_again: dict[Mutant, Result] = {}
         if args.again:
             chosen, kept = earlier(args.again, mutants)
+            before_again = earlier_results(args.again, chosen)
             if args.sample_given:  # and the rest of that sample, which it did not reach
                 done = {r.mutant for r in kept} | set(chosen)
                 chosen += [m for m in choose(mutants, args.sample, args.seed) if m not in done]
@@ -630,7 +636,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         results, left, baselines = run(
             copy, chosen, deadline, args.canary, args.verbose, save, not args.no_baseline
         )
-        results = kept + results
+        # An earlier survivor the budget did not reach again keeps its earlier result (the
+        # table still covers every mutant of that run).
+        unreached = [before_again[m] for m in left if m in before_again]
+        left = [m for m in left if m not in before_again]
+        if unreached:
+            print(f"{len(unreached)} earlier results not run again within the budget: kept")
+        results = kept + results + unreached
 
     text = table(results, left)
     print()
@@ -673,6 +685,22 @@ def earlier(path: Path, mutants: Sequence[Mutant]) -> tuple[list[Mutant], list[R
     }
     again.sort(key=lambda m: (m.module, m.operator, m.occurrence) in timed_out)  # survivors first
     return again, kept
+
+
+def earlier_results(path: Path, again: Sequence[Mutant]) -> dict[Mutant, Result]:
+    """The earlier results of the mutants :func:`earlier` runs again."""
+    by_id = {(m.module, m.operator, m.occurrence): m for m in again}
+    explained = load_equivalents()
+    found: dict[Mutant, Result] = {}
+    for item in json.loads(path.read_text(encoding="utf-8")):
+        mutant = by_id.get((item["module"], item["operator"], item["occurrence"]))
+        if mutant is not None:
+            result = Result(mutant, item["outcome"], item["seconds"], item["before"], item["after"])
+            if result.outcome in ("survived", "equivalent"):  # as the equivalents file says now
+                result.why = explained.get(result.key, "")
+                result.outcome = "equivalent" if result.why else "survived"
+            found[mutant] = result
+    return found
 
 
 def _as_json(result: Result) -> dict[str, Any]:

@@ -323,3 +323,40 @@ def test_the_rules_list_says_which_fixes_are_unsafe(capsys: pytest.CaptureFixtur
         "RNG008": "unsafe fix (--unsafe-fixes)",
         "RNG100": "-",
     }
+
+
+@pytest.mark.parametrize(
+    ("options", "summary"),
+    [([], "Would fix 1 finding.\n"), (["--quiet"], ""), (["--silent"], "")],
+    ids=["plain", "quiet", "silent"],
+)
+def test_diff_says_what_it_would_fix_on_stderr(
+    tmp_path: Path, options: list[str], summary: str
+) -> None:
+    (tmp_path / "train.py").write_text(SAFE)
+    result = run_seedlint(
+        "check", "--isolated", "--no-cache", "--diff", *options, "train.py", cwd=tmp_path
+    )
+    assert result.returncode == 1
+    assert result.stdout.startswith("--- train.py\n+++ train.py\n")
+    assert result.stderr == summary
+
+
+@pytest.mark.parametrize("files", [10, 11])
+def test_fix_previews_for_at_most_ten_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], files: int
+) -> None:
+    """The full output previews each fix when at most 10 files have fixes; past that, one
+    line says the previews were left out."""
+    for index in range(files):
+        (tmp_path / f"m{index:02d}.py").write_text(SAFE)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "full", "."])
+    out = capsys.readouterr().out
+    left_out = (
+        "Fix previews left out: 11 files have fixes (more than 10); "
+        "`seedlint check --diff` shows every fix.\n"
+    )
+    assert (left_out in out) is (files == 11)
+    assert out.count("generator=torch.Generator().manual_seed(0))\n") == (10 if files == 10 else 0)

@@ -256,3 +256,46 @@ def test_a_large_modules_hollowed_values_keep_what_a_read_sees(
     monkeypatch.setattr(parse, "PIECE", 60)
     assert [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings] == whole
     assert whole == ([(27, "RNG001")] if value[0] in "([" else [])  # a lambda's := is its own
+
+
+@pytest.mark.parametrize("before", [True, False], ids=["enabled", "disabled"])
+def test_a_check_leaves_the_garbage_collector_as_it_found_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    before: bool,
+) -> None:
+    """The check pauses the cyclic collector while it works (collector_paused), and puts it
+    back as it was: on after a run that found it on, off after one that found it off."""
+    import gc
+
+    (tmp_path / "train.py").write_text(SHUFFLED)
+    monkeypatch.chdir(tmp_path)
+    (gc.enable if before else gc.disable)()
+    try:
+        assert cli.main(["check", "--isolated", "--no-cache", "-q", "train.py"]) == 1
+        assert gc.isenabled() is before
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("head", ["", "# a comment\n"], ids=["first-line", "later"])
+def test_a_large_module_that_defines_a_builtins_name_keeps_its_calls(
+    monkeypatch: pytest.MonkeyPatch, head: str
+) -> None:
+    """A module that defines its own `len` (here at the very start of the file, where only a
+    few characters come before `def`): a value calling it is no builtin's call and is kept,
+    with the seeding it does, as in the module parsed whole."""
+    from seedlint.engine import parse
+
+    filler = "".join(f"v{index} = {index} * 2\n" for index in range(20))
+    text = (
+        f"{head}def len(x):\n    random.seed(x)\n    return 0\n\n\n"
+        "import random\n\nimport torch\n\n"
+        f"{filler}unique_name = len(1)\nmodel = torch.nn.Linear(2, 2)\n"
+    )
+    whole = [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings]
+    assert [code for _, code in whole] == ["RNG004"]
+    monkeypatch.setattr(parse, "LARGE", 100)
+    monkeypatch.setattr(parse, "PIECE", 60)
+    assert [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings] == whole

@@ -181,3 +181,34 @@ def test_the_opcodes_of_long_differing_texts_cover_both(seed: int) -> None:
     assert (i, j) == (len(old), len(new))
     assert rebuilt == new
     assert spliced._opcodes(old, new, 0, 0) == codes
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "rows"),
+    [
+        ("a\nb\nc\n", "a\nX\nb\nc\n", [1, 2, 2, 3]),  # an inserted row: the old row after it
+        ("a\nb\n", "a\nb\nX\n", [1, 2, 2]),  # inserted at the end: the last old row
+        ("a\nb\nc\n", "a\nY\nc\n", [1, 2, 3]),  # a replaced row: its own
+        ("a\nb\nc\n", "a\nc\n", [1, 3]),  # a deleted row: the next keeps its old row
+    ],
+)
+def test_a_new_rows_old_row(old: str, new: str, rows: list[int]) -> None:
+    from seedlint.fixes.text import LineMap
+
+    line_map = LineMap(old, new)
+    assert [line_map.old_row(row) for row in range(1, len(rows) + 1)] == rows
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("x = 1\n", "t = 0\nx = 1\n"),  # the new text sorts before the old one
+        ("a = 1\n", "a = 1\nb = 2\n"),  # and after it
+    ],
+)
+def test_a_unified_diff_whatever_order_the_texts_sort_in(old: str, new: str) -> None:
+    from seedlint.fixes.text import unified_diff
+
+    diff = unified_diff(old, new, "f.py")
+    assert diff.startswith("--- f.py\n+++ f.py\n@@ ")
+    assert unified_diff(old, old, "f.py") == ""

@@ -289,3 +289,72 @@ def test_a_loader_class_of_another_module_with_a_module_among_its_bases(
     assert [f[:3] for f in findings(project, monkeypatch, capsys, "--no-cache", ".")] == [
         ("train.py", 3, "RNG001")
     ]
+
+
+@pytest.mark.parametrize("where", ["Seeds", "Base"], ids=["inherited", "own"])
+def test_seeding_through_a_static_method_reached_through_its_module(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """`helpers.Seeds.set(0)`: a method reached through the module and the class, defined in
+    the class or inherited from its base, seeds torch for the program."""
+    (project / "helpers.py").write_text(
+        "import torch\n\n\nclass Base:\n    @staticmethod\n    def set(s):\n"
+        "        torch.manual_seed(s)\n\n\nclass Seeds(Base):\n    pass\n"
+    )
+    (project / "train.py").write_text(
+        "import random\n\nimport torch\n\nimport helpers\n\n"
+        f"random.seed(0)\nhelpers.{where}.set(0)\nmodel = torch.nn.Linear(2, 2)\n"
+    )
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == []
+
+
+PROGRAM_MAIN = (
+    "import torch\n\nfrom helpers import setup\n\n\ndef main():\n    setup()\n{torch}"
+    '    return torch.nn.Linear(2, 2)\n\n\nif __name__ == "__main__":\n    main()\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("seeds", "safety"), [(True, "unsafe"), (False, "safe")], ids=["completed", "alone"]
+)
+def test_a_helpers_fix_is_unsafe_where_another_program_seeds_torch(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    seeds: bool,
+    safety: str,
+) -> None:
+    """Two programs call a helper that seeds `random`; one of them draws without seeding torch.
+    The fix (seed torch in the helper) would change the other program's stream when that one
+    seeds torch itself: then it is unsafe."""
+    (project / "helpers.py").write_text(
+        "import random\n\nimport torch\n\n\ndef setup():\n    random.seed(0)\n"
+    )
+    (project / "a.py").write_text(
+        PROGRAM_MAIN.format(torch="    torch.manual_seed(0)\n" if seeds else "")
+    )
+    (project / "b.py").write_text(PROGRAM_MAIN.format(torch=""))
+    monkeypatch.chdir(project)
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--output-format", "json", "."])
+    found = [
+        (Path(f["filename"]).name, f["location"]["row"], f["code"], f["fix"]["applicability"])
+        for f in json.loads(capsys.readouterr().out)
+    ]
+    assert found == [("helpers.py", 7, "RNG004", safety)]
+
+
+def test_seeding_in_a_capture_region_through_another_module_after_a_local_one(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A capture region that seeds itself, then calls a helper of another module that seeds
+    the device: both calls are RNG003 findings."""
+    (project / "helpers.py").write_text(
+        "import torch\n\n\ndef reseed():\n    torch.cuda.manual_seed(1)\n"
+    )
+    (project / "train.py").write_text(
+        "import torch\n\nimport helpers\n\ng = torch.cuda.CUDAGraph()\ng.capture_begin()\n"
+        "torch.manual_seed(0)\nhelpers.reseed()\ng.capture_end()\n"
+    )
+    found = findings(project, monkeypatch, capsys, "--no-cache", ".")
+    assert [f[:3] for f in found] == [("train.py", 7, "RNG003"), ("train.py", 8, "RNG003")]

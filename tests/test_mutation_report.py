@@ -90,3 +90,38 @@ def main() -> None:  # pragma: no cover - writes the expected outputs again
 
 if __name__ == "__main__":
     main()
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_the_diff_summary_counts_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], count: int
+) -> None:
+    loaders = "".join(f"loader{i} = DataLoader(range(8), shuffle=True)\n" for i in range(count))
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\n" + loaders
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--isolated", "--no-cache", "--diff", "train.py"]) == 1
+    words = "1 finding" if count == 1 else f"{count} findings"
+    assert capsys.readouterr().err == f"Would fix {words}.\n"
+
+
+@pytest.mark.parametrize("end", ["\n", ""], ids=["line-break", "no-line-break"])
+def test_the_preview_of_an_insertion_after_the_last_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], end: str
+) -> None:
+    """RNG004's seed goes after the program's last line: the full output's preview shows it,
+    whether or not the file ends with a line break (the edit is then on the row after it)."""
+    (tmp_path / "end.py").write_text(
+        "import random\n\nimport torch\n\n\ndef main():\n"
+        "    model = torch.nn.Linear(2, 2)\n    random.seed(0)" + end
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "full", "end.py"])
+    out = capsys.readouterr().out
+    assert (
+        "  help: Add `torch.manual_seed(0)` after the last seeding call\n  |\n"
+        "8 |     random.seed(0)\n9 +     torch.manual_seed(0)\n  |\n"
+    ) in out

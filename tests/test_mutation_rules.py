@@ -155,6 +155,33 @@ FIXES = [
         WORKER_FUNCTIONS.replace("num_workers=2)", "num_workers=2, worker_init_fn=worker_init_fn)"),
         ["--select", "RNG002"],
     ),
+    (
+        "rng004 seeding in a compound statement's header: the seed goes before the statement",
+        "import random\n\nimport torch\n\nfor _ in range(random.seed(0) or 1):\n"
+        "    model = torch.nn.Linear(2, 2)\n",
+        "import random\n\nimport torch\n\ntorch.manual_seed(0)\n"
+        "for _ in range(random.seed(0) or 1):\n    model = torch.nn.Linear(2, 2)\n",
+        [],
+    ),
+    (
+        "rng001 in a call with a hanging indent whose new line is too long: one per line",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "train_loader_for_the_experiments = DataLoader(range(8),\n"
+        "                                              shuffle=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "train_loader_for_the_experiments = DataLoader(\n    range(8),\n    shuffle=True,\n"
+        "    generator=torch.Generator().manual_seed(0),\n)\n",
+        [],
+    ),
+    (
+        "rng001's import of torch takes another name where the module reads torch unbound",
+        "from torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True)\nprint(torch)\n",
+        "import torch as torch_\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True, generator=torch_.Generator().manual_seed(0))\n"
+        "print(torch)\n",
+        [],
+    ),
     *(
         (
             f"rng001 in a method: self.hparams.seed only after self.{call}()",

@@ -126,9 +126,11 @@ def test_links_in_a_folder(
     (folder / "alias.py").symlink_to("inside.py")
     (folder / "outside.py").symlink_to(tmp_path / "out" / "o.py")
     monkeypatch.chdir(tmp_path)
-    found = check(folder, capsys, "--no-cache")
-    assert [f["filename"] for f in found] == ["alias.py", "inside.py"]
-    assert capsys.readouterr().err == ""
+    capsys.readouterr()
+    assert cli.main(["check", "--no-cache", "--output-format", "json", "proj"]) == 1
+    out, err = capsys.readouterr()
+    assert sorted(Path(f["filename"]).name for f in json.loads(out)) == ["alias.py", "inside.py"]
+    assert err == ""
 
 
 def test_a_file_that_cannot_be_read_is_one_finding_saying_why(
@@ -221,3 +223,65 @@ def test_a_warm_run_checks_no_unchanged_file_again(
     monkeypatch.setattr(files, "check_bytes", counted)
     assert check(folder, capsys, *cache) == cold
     assert checked == []
+
+
+def test_the_key_folder_is_made_with_its_parents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cache's secret key lives under XDG_CACHE_HOME, which may not exist yet: it is made,
+    with its parents, and the cache is used (no warning)."""
+    home = tmp_path / "not" / "yet"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(SHUFFLED)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "-q", "--cache-dir", str(tmp_path / "cache"), "train.py"]) == 1
+    assert capsys.readouterr().err == ""
+    assert (home / "seedlint" / "cache-key").is_file()
+
+
+@pytest.mark.parametrize(
+    ("config", "left_out"),
+    [
+        ("", ["build/b.py", "venv/v.py"]),  # the default exclusions, by name
+        (
+            '[tool.seedlint]\nextend-exclude = ["skipme.py"]\n',
+            ["build/b.py", "venv/v.py", "skipme.py"],
+        ),
+        ('[tool.seedlint]\nextend-exclude = ["skip*"]\n', ["build/b.py", "venv/v.py", "skipme.py"]),
+    ],
+    ids=["defaults", "a-name", "a-glob"],
+)
+def test_excluded_names_and_globs_are_not_checked(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    config: str,
+    left_out: list[str],
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(config)
+    every = ["top.py", "build/b.py", "venv/v.py", "skipme.py"]
+    for name in every:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(SHUFFLED)
+    monkeypatch.chdir(tmp_path)
+    found = check(tmp_path, capsys, "--no-cache")
+    assert sorted(f["filename"] for f in found) == sorted(n for n in every if n not in left_out)
+
+
+def test_fix_of_one_file_named_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file named twice (itself and a link to it) is fixed once: no error, exit 0."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "inside.py").write_text(SHUFFLED)
+    (tmp_path / "alias.py").symlink_to("inside.py")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--no-cache", "--fix", "inside.py", "alias.py"]) == 0
+    out, err = capsys.readouterr()
+    assert (out, err) == ("Found 1 finding (1 fixed, 0 remaining).\n", "")
+    assert (tmp_path / "inside.py").read_text() == SHUFFLED.replace(
+        "shuffle=True)", "shuffle=True, generator=torch.Generator().manual_seed(0))"
+    )

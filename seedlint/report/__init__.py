@@ -111,7 +111,7 @@ def fix_preview(
     a ``::: cell N`` line names). Empty when the edits do not fit the lines."""
     first = min(edit.row for edit in edits)
     last = max(edit.end_row for edit in edits)
-    if first < 1 or last > len(lines):
+    if first < 1 or last > len(lines) + 1:  # len + 1: an insertion after the last line break
         return []
     start = max(first - PREVIEW_WINDOW, 1)
     end = min(last + PREVIEW_WINDOW, len(lines))
