@@ -284,3 +284,18 @@ def test_a_hydra_program_is_judged_by_its_composed_config(tmp_path: Path) -> Non
     (tmp_path / "conf/train.yaml").write_text("defaults:\n  - data: big\n")
     out = seedlint(*args, cwd=tmp_path).stdout
     assert "RNG002" in out and "num_workers=6: set in conf/data/big.yaml:1" in out
+
+
+def test_only_a_module_naming_a_config_loader_reads_configs(tmp_path: Path) -> None:
+    """The value model asks nothing of configs in a module that names no loader (`yaml`,
+    `json`, `OmegaConf`, `hydra`): no file is looked for, so its cache entry depends on none."""
+    from seedlint.config import Settings
+    from seedlint.engine.check import check_text
+
+    write(tmp_path, {"pyproject.toml": "", "settings.yaml": "loader:\n  workers: 2\n"})
+    plain = "from torch.utils.data import DataLoader\nDataLoader(range(4), num_workers=cfg.n)\n"
+    checked = check_text(plain, str(tmp_path / "plain.py"), Settings(root=tmp_path))
+    assert checked.configs == {}
+    loading = check_text(PROGRAM, str(tmp_path / "train.py"), Settings(root=tmp_path))
+    assert list(loading.configs) == [str(tmp_path / "settings.yaml")]
+    assert [f.code for f in loading.findings] == ["RNG002"]

@@ -25,7 +25,7 @@ from seedlint.engine.deep import deeply, in_deep_thread
 from seedlint.engine.noqa import FileExemption, directives, file_exemption, line_suppresses
 from seedlint.engine.parse import parse_module
 from seedlint.engine.selection import INVALID_FILE, Selection, selection
-from seedlint.project.configs import ConfigFiles
+from seedlint.project.configs import ConfigFiles, may_load_config
 from seedlint.project.index import active as active_index
 from seedlint.rules import BY_CODE, Rule
 from seedlint.rules.base import Violation
@@ -141,9 +141,12 @@ def check_text(
             line = source.line(row)
             return Checked([InvalidFile.finding(display, message, row, col, line)], text, source)
         return Checked(invalid(display, message, chosen, row, col, text), text, source)
-    configs = ConfigFiles(display)
+    # Only a module that names a config loader can read a config (most do not: the value
+    # model then asks nothing of configs).
+    configs = ConfigFiles(display) if may_load_config(text) else None
     facts = ModuleFacts(tree, chosen.options, text, display, active_index(), configs)
-    checked = Checked([], text, source, facts, configs=configs.consulted)
+    read = configs.consulted if configs is not None else {}
+    checked = Checked([], text, source, facts, configs=read)
     noqa = suppress and not chosen.settings.ignore_noqa  # --ignore-noqa: no comment counts
     exemption = file_exemption(text) if noqa else FileExemption(False, frozenset())
     ignored = chosen.ignored_for(display) if suppress else frozenset()

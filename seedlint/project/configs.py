@@ -33,6 +33,15 @@ _PLAIN_TAGS = frozenset(
 _PARSED: dict[tuple[str, int, int, str, str], tuple[str, Optional[ConfigFile]]] = {}
 
 
+_LOADER_WORDS = ("yaml", "json", "OmegaConf", "hydra")
+
+
+def may_load_config(text: str) -> bool:
+    """Whether a module's text names a config loader (:mod:`seedlint.analysis.configs`
+    follows only ``yaml``, ``json``, ``OmegaConf`` and ``hydra`` loads)."""
+    return any(word in text for word in _LOADER_WORDS)
+
+
 class ConfigFiles:
     """The :class:`~seedlint.analysis.configs.ConfigSource` of one checked module."""
 

@@ -34,7 +34,7 @@ from seedlint.engine.check import collector_paused
 from seedlint.engine.parse import parse_module
 from seedlint.prefilter.scan import in_code, names_in_code
 from seedlint.prefilter.words import hidden_loader_names, loader_words
-from seedlint.project.configs import ConfigFiles
+from seedlint.project.configs import ConfigFiles, may_load_config
 from seedlint.project.hints import Link, loader_closure, loader_links
 from seedlint.project.summary import LIGHT, ModuleSummary, summarize
 from seedlint.run.cache import Cache, digest, stat_key
@@ -57,7 +57,8 @@ def full_summary(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSumma
         # scan everything alive (in a run's main process, the whole project's summaries).
         with collector_paused():
             tree = _tree(raw, path)
-            facts = ModuleFacts(tree, options, "", path, configs=ConfigFiles(path))
+            configs = ConfigFiles(path) if may_load_config(raw.decode("latin-1")) else None
+            facts = ModuleFacts(tree, options, "", path, configs=configs)
             try:
                 return summarize(facts)
             finally:
