@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from seedlint.analysis.names import Binding, DictMutation, Scope, lookup
+from seedlint.analysis.names import Binding, DictMutation, Scope, lookup, passed_argument
 from seedlint.analysis.values import (
     ABSENT,
     ANYTHING,
@@ -37,18 +37,7 @@ class Signature:
     def argument(self, call: ast.Call, name: str, positions: bool = True) -> Optional[ast.expr]:
         """The expression ``call`` passes explicitly for ``name``: its keyword, or (with
         ``positions``) the positional argument at its place when no ``*args`` comes first."""
-        for keyword in call.keywords:
-            if keyword.arg == name:
-                return keyword.value
-        if not positions or name not in self.positional:
-            return None
-        index = self.positional.index(name)
-        for position, arg in enumerate(call.args):
-            if isinstance(arg, ast.Starred):
-                return None
-            if position == index:
-                return arg
-        return None
+        return passed_argument(call, self.positional if positions else (), name)
 
 
 # torch.utils.data.DataLoader.__init__ in torch 2.13 (``self`` left out).

@@ -12,7 +12,7 @@ of its bindings, which is exactly the "may take the hazardous value on some path
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
@@ -75,6 +75,24 @@ ScopeNode = Union[
 ]
 # What an expression may denote: an external qualified name, or a definition in this module.
 Meaning = Union[str, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def passed_argument(call: ast.Call, positional: Sequence[str], name: str) -> Optional[ast.expr]:
+    """The expression ``call`` passes explicitly for the parameter ``name``: its keyword, or the
+    positional argument at its place in ``positional`` when no ``*args`` comes first; None when
+    it is not passed that way."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if name not in positional:
+        return None
+    index = list(positional).index(name)
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if position == index:
+            return arg
+    return None
 
 
 @dataclass(eq=False)

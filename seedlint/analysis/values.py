@@ -33,7 +33,7 @@ from seedlint.analysis.configs import (
 )
 from seedlint.analysis.configs import lookup as config_lookup
 from seedlint.analysis.flow import ReachingDefinitions, flow_scope
-from seedlint.analysis.names import Binding, NameResolver, Scope, lookup
+from seedlint.analysis.names import Binding, NameResolver, Scope, lookup, passed_argument
 from seedlint.core import Origin
 
 
@@ -471,7 +471,7 @@ class ValueEvaluator:
         name = binding.node.arg
         names = [a.arg for a in positional]
         for call, call_scope in calls:
-            passed = _passed(call, names, name)
+            passed = passed_argument(call, names, name)
             parts = self._config_parts(passed, call_scope) if passed is not None else None
             if parts is None:
                 return None
@@ -990,23 +990,6 @@ def _key_path(expr: ast.expr) -> Optional[tuple[ast.expr, list[str]]]:
         return None
     keys.reverse()
     return node, keys
-
-
-def _passed(call: ast.Call, positional: list[str], name: str) -> Optional[ast.expr]:
-    """The expression ``call`` passes for the parameter ``name`` (None: not passed, or hidden
-    in ``*args``/``**kwargs``)."""
-    for keyword in call.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    if name not in positional:
-        return None
-    index = positional.index(name)
-    for position, arg in enumerate(call.args):
-        if isinstance(arg, ast.Starred):
-            return None
-        if position == index:
-            return arg
-    return None
 
 
 def _merged(base: Entry, top: Entry) -> tuple[Entry, Entry]:
