@@ -16,7 +16,8 @@ An expression evaluates to a :class:`Value`:
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
@@ -576,11 +577,7 @@ class ValueEvaluator:
         """The calls of this module that call ``function`` (by a name meaning it)."""
         if self._function_calls is None:
             self._function_calls = {}
-            names = {
-                node.name
-                for node in ast.walk(self._module)
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            }
+            names = {node.name for node, _ in self.builder.functions}
             for call, scope in self.builder.calls:
                 func = call.func
                 last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
@@ -1098,7 +1095,7 @@ def _self_assignments(cls: ast.ClassDef, scope_of: dict[int, Scope]) -> _SelfAss
         if not positional or method_scope is None:
             continue
         self_name = positional[0].arg
-        for node in ast.walk(method):
+        for node in _statements(method):
             targets: list[tuple[ast.expr, Optional[ast.expr]]] = []
             if isinstance(node, ast.Assign):
                 targets.extend((target, node.value) for target in node.targets)
@@ -1119,6 +1116,21 @@ def _self_assignments(cls: ast.ClassDef, scope_of: dict[int, Scope]) -> _SelfAss
                             (element_value, method_scope, method)
                         )
     return found
+
+
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(node: ast.AST) -> Iterator[ast.AST]:
+    """The statements inside ``node`` at any depth (nested functions and classes included):
+    what ``ast.walk`` yields that can assign, in its order, without the expressions."""
+    todo = deque([node])
+    while todo:
+        current = todo.popleft()
+        for name in current._fields:
+            if name in _STATEMENT_LISTS:
+                todo.extend(getattr(current, name))
+        yield current
 
 
 def _is_self_attribute(target: ast.expr, self_name: str) -> bool:

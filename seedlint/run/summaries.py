@@ -496,6 +496,8 @@ def _raw_of(path: str, raws: dict[str, bytes]) -> bytes:
 # not name (``from . import main``, a package re-exporting it).
 _RELATIVE = re.compile(rb"from[ \t]+\.")  # a literal first (fast); the line start checked
 _STAR = re.compile(rb"import[ \t]*\*")
+# The module a star import names, at a line's start (``from .modeling_llama import *``).
+_STAR_FROM = re.compile(rb"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*\*", re.MULTILINE)
 
 
 class _Deferred:
@@ -538,9 +540,24 @@ class _Deferred:
                 via = _names(name for word in found for name in words.get(word, ()))
                 if relative or star or (via is not None and via.search(self.raw(path))):
                     hits.append(path)
-            elif star and modules is not None and modules.search(self.raw(path)) is not None:
+            elif star and modules is not None and self._stars_from(path, modules):
                 hits.append(path)
         return hits
+
+    def _stars_from(self, path: str, modules: re.Pattern[bytes]) -> bool:
+        """Whether a star import of the module (which has one) may name one of ``modules``:
+        the last name of a star import's module is one of them (``from .llama import *``,
+        ``from pkg.llama import *``); a star import the line search does not find (``from x
+        import \\`` and ``*`` on the next line) or a package's own (``from . import *``) may."""
+        raw = self.raw(path)
+        sources = _STAR_FROM.findall(raw)
+        if len(sources) != len(_STAR.findall(raw)):
+            return modules.search(raw) is not None  # one the line search does not read
+        for source in sources:
+            last = source.rstrip(b".").rsplit(b".", 1)[-1]
+            if not last or modules.fullmatch(last) is not None:
+                return True
+        return False
 
     def class_hints(
         self,
