@@ -22,10 +22,17 @@ def copy(tmp_path: Path, *names: str) -> list[Path]:
     return [tmp_path / name for name in names]
 
 
+@pytest.mark.parametrize(
+    ("name", "draws"),
+    [
+        ("unseeded_class_loader.py", 2),  # RNG001: a shuffling loader, two epochs
+        ("unseeded_class_split.py", 1),  # RNG006, RNG007: random_split, samplers, a Generator()
+    ],
+)
 def test_a_program_with_no_seed_is_fixed_only_by_an_unsafe_fix_that_adds_one(
-    tmp_path: Path,
+    tmp_path: Path, name: str, draws: int
 ) -> None:
-    (script,) = copy(tmp_path, "unseeded_class_loader.py")
+    (script,) = copy(tmp_path, name)
     before = script.read_bytes()
     first, second = run_scripts(script, script)
     assert first != second  # nothing seeds torch: the order differs from run to run
@@ -39,7 +46,9 @@ def test_a_program_with_no_seed_is_fixed_only_by_an_unsafe_fix_that_adds_one(
     assert "SEED = 0" in text and "manual_seed(SEED)" in text
     first, second = run_scripts(script, script)
     assert first == second
-    assert sorted(i for batch in json.loads(first) for i in batch) == sorted(list(range(16)) * 2)
+    assert sorted(i for batch in json.loads(first) for i in batch) == sorted(
+        list(range(16)) * draws
+    )
 
 
 def test_the_rng002_fix_makes_the_workers_follow_the_program_s_seed(tmp_path: Path) -> None:

@@ -265,7 +265,7 @@ def pass_seeded_generator(ctx: FixContext, bound: BoundCall) -> Optional[Change]
     change = Change()
     at = (bound.call.lineno, bound.call.col_offset)
     torch = ctx.module_name(change, "torch", bound.scope, at)
-    value = f"{torch}.Generator().manual_seed({ctx.seed(at, bound.scope).text(torch)})"
+    value = f"{torch}.Generator().manual_seed({ctx.seed(at, bound.scope, change).text(torch)})"
     position = bound.position("generator")
     return (
         change if set_call_argument(ctx, change, bound.call, "generator", value, position) else None
@@ -282,7 +282,7 @@ def seed_generator(ctx: FixContext, construction: ast.Call, scope: Scope) -> Opt
     change = Change()
     at = (construction.lineno, construction.col_offset)
     torch = ctx.module_name(change, "torch", scope, at)
-    seed = parse_expression(ctx.seed(at, scope).text(torch))
+    seed = parse_expression(ctx.seed(at, scope, change).text(torch))
     seeded = cst.Call(
         func=cst.Attribute(value=node, attr=cst.Name("manual_seed")), args=[cst.Arg(seed)]
     )

@@ -47,11 +47,24 @@ def generator_fix(facts: ModuleFacts, bound: BoundCall) -> Optional[Applicabilit
     return Applicability.UNSAFE if bound.custom_init else Applicability.SAFE
 
 
-def seeded_generator(facts: ModuleFacts, scope: Scope, at: Position, options: FixOptions) -> str:
-    """``torch.Generator().manual_seed(SEED)`` as a fix writes it at ``at`` (the title names it):
-    the module's name for torch and the program's seed (see :mod:`seedlint.fixes.seeds`)."""
+def passing_title(
+    facts: ModuleFacts,
+    scope: Scope,
+    at: Position,
+    options: FixOptions,
+    applicability: Applicability,
+) -> tuple[Applicability, str]:
+    """The applicability and title of the fix that passes a seeded ``generator=`` at ``at``. In
+    a script that seeds nothing at all the fix also adds ``SEED = <fix-seed>`` where the program
+    starts (``torch.initial_seed()`` would be random there): unsafe, and the title says so."""
     torch, _ = Names(facts).module("torch", scope, at, set())
-    return f"{torch}.Generator().manual_seed({choose_seed(facts, at, scope, options).text(torch)})"
+    seed = choose_seed(facts, at, scope, options, new_constant=True)
+    title = f"Pass `generator={torch}.Generator().manual_seed({seed.text(torch)})`"
+    if seed.constant is not None:
+        return Applicability.UNSAFE, (
+            f"{title} and add `{seed.constant}` where the program starts (it seeds nothing)"
+        )
+    return applicability, title
 
 
 UNSEEDED_MESSAGE = "an unseeded `torch.Generator()`: fixed seed, ignores the run's seed"
@@ -59,9 +72,16 @@ UNSEEDED_MESSAGE = "an unseeded `torch.Generator()`: fixed seed, ignores the run
 
 def seeding_title(
     facts: ModuleFacts, construction: ast.Call, scope: Scope, options: FixOptions
-) -> str:
-    """The title of the fix that seeds a ``torch.Generator(...)`` where it is made."""
+) -> tuple[Applicability, str]:
+    """The applicability and title of the fix that seeds a ``torch.Generator(...)`` where it is
+    made: safe, or unsafe where it also adds ``SEED = <fix-seed>`` (a script that seeds nothing,
+    where ``torch.initial_seed()`` would turn the generator's fixed stream into a random one)."""
     at = (construction.lineno, construction.col_offset)
     torch, _ = Names(facts).module("torch", scope, at, set())
-    seed = choose_seed(facts, at, scope, options).text(torch)
-    return f"Seed the generator where it is made: `.manual_seed({seed})`"
+    seed = choose_seed(facts, at, scope, options, new_constant=True)
+    title = f"Seed the generator where it is made: `.manual_seed({seed.text(torch)})`"
+    if seed.constant is not None:
+        return Applicability.UNSAFE, (
+            f"{title} and add `{seed.constant}` where the program starts (it seeds nothing)"
+        )
+    return Applicability.SAFE, title

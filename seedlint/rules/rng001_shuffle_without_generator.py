@@ -85,7 +85,8 @@ CUDA: `c10/core/GeneratorImpl.h`), not from the global generator: the draw repea
 but `torch.manual_seed` and the program's `--seed` never change it, and every such generator
 draws the very same stream. Its fix seeds the generator where it is made,
 `torch.Generator().manual_seed(SEED)` (`SEED` as below; `Generator.manual_seed` returns the
-generator), and is **safe**.
+generator), and is **safe**; in a script that seeds nothing at all, where `SEED` would be
+`torch.initial_seed()` (random there), it is **unsafe** and adds `SEED = 0` (below).
 
 `shuffle` counts when it is `True`, or an expression that may be true on some path
 (`shuffle=args.shuffle` with no visible default, `shuffle=(sampler is None)`). It does not count
@@ -266,7 +267,7 @@ there is no fix at the loader (the message names the caller).
     ) -> Optional[FixInfo]:
         made = getattr(violation, "unseeded", None)
         if made is not None:
-            return FixInfo(Applicability.SAFE, seeding_title(facts, made[0], made[1], options))
+            return FixInfo(*seeding_title(facts, made[0], made[1], options))
         loader = ProjectLoaders.of(facts).find(violation.node)
         if loader is None:
             return None

@@ -11,12 +11,12 @@ from seedlint.analysis.calls import RANDOM_SAMPLER, SUBSET_RANDOM_SAMPLER, WEIGH
 from seedlint.analysis.facts import AnalysisOptions, BoundCall, ModuleFacts
 from seedlint.analysis.names import Scope
 from seedlint.analysis.unseeded import unseeded_generator
-from seedlint.core import Applicability, FixAvailability
+from seedlint.core import FixAvailability
 from seedlint.fixes.generators import (
     UNSEEDED_MESSAGE,
     generator_fix,
     lacks_generator,
-    seeded_generator,
+    passing_title,
     seeding_title,
 )
 from seedlint.fixes.locate import start
@@ -68,7 +68,8 @@ CUDA: `c10/core/GeneratorImpl.h`), not from the global generator: the draw repea
 but `torch.manual_seed` and the program's `--seed` never change it, and every such generator
 draws the very same stream. Its fix seeds the generator where it is made,
 `torch.Generator().manual_seed(SEED)` (`SEED` as below; `Generator.manual_seed` returns the
-generator), and is **safe**.
+generator), and is **safe**; in a script that seeds nothing at all, where `SEED` would be
+`torch.initial_seed()` (random there), it is **unsafe** and adds `SEED = 0` (below).
 
 ## Why is this bad?
 With no generator, `RandomSampler` seeds a private generator at every epoch from one draw of the
@@ -86,7 +87,12 @@ The fix passes `generator=torch.Generator().manual_seed(SEED)` to the sampler: i
 explicit `None`, else as a keyword after the existing arguments, in the call's layout, with
 `SEED` chosen as for RNG001 (the seed the program names where the fix goes, else `fix-seed`).
 It is **safe** for the torch samplers and **unsafe** for a subclass of this module with an
-`__init__` of its own. It changes the order the sampler draws, which is its purpose. There is no
+`__init__` of its own. In a script that seeds nothing at all, where the program names no seed
+and no literal may go (a call in a class or a helper), `torch.initial_seed()` would be random:
+the fix is then **unsafe** and adds `SEED = 0` (the `fix-seed` value) after the module's
+imports, seeding from it (the same holds for the fix that seeds an unseeded `torch.Generator()`,
+whose fixed stream a random seed would make random); without `--unsafe-fixes` the finding stays
+and the run exits 1. It changes the order the sampler draws, which is its purpose. There is no
 fix when `generator` may come from `*args` or a `**kwargs` dict.
 
 ## Options
@@ -140,13 +146,14 @@ fix when `generator` may come from `*args` or a `**kwargs` dict.
     ) -> Optional[FixInfo]:
         made = getattr(violation, "unseeded", None)
         if made is not None:
-            return FixInfo(Applicability.SAFE, seeding_title(facts, made[0], made[1], options))
+            return FixInfo(*seeding_title(facts, made[0], made[1], options))
         bound = _bound(facts, violation.node)
         applicability = generator_fix(facts, bound) if bound else None
         if bound is None or applicability is None:
             return None
-        value = seeded_generator(facts, bound.scope, start(bound.call), options)
-        return FixInfo(applicability, f"Pass `generator={value}`")
+        return FixInfo(
+            *passing_title(facts, bound.scope, start(bound.call), options, applicability)
+        )
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
         from seedlint.fixes.calls import pass_seeded_generator, seed_generator
