@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
-from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, lookup
+from seedlint.analysis.names import PARTIAL, STATEMENT_FIELDS, FunctionNode, Scope, lookup
 from seedlint.analysis.regions import region_calls
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
@@ -697,12 +697,14 @@ class _Summarizer:
                 passed.append((value, loader.scope))
         for call, scope in self.facts.builder.calls:
             passed.extend((k.value, scope) for k in call.keywords if k.arg == "worker_init_fn")
+        passed.extend(self._stored_workers())
         for value, scope in passed:
-            for meaning in self.facts.resolver.meanings(value, scope):
-                if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    key = self.keys.get(id(meaning))
-                    if key is not None:
-                        found.add(key)
+            for option in self._callables(value, scope):
+                for meaning in self.facts.resolver.meanings(option, scope):
+                    if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        key = self.keys.get(id(meaning))
+                        if key is not None:
+                            found.add(key)
         # A callable class in the shape of a worker_init_fn (`WorkerInit(seed)` passed on):
         # `__call__(self, worker_id)`, or a `__call__` of a class named for the workers.
         for cls, _ in self.facts.builder.classes:
@@ -716,6 +718,41 @@ class _Summarizer:
                         if key is not None:
                             found.add(key)
         return found
+
+    def _stored_workers(self) -> list[tuple[ast.expr, Scope]]:
+        """Values stored as ``kwargs["worker_init_fn"] = ...`` (a keyword dict a loader is
+        later given with ``**kwargs``), with the scope they are evaluated in."""
+        if "worker_init_fn" not in self.facts.text:
+            return []
+        found: list[tuple[ast.expr, Scope]] = []
+        scopes = self.facts.builder.scope_of
+        pending: list[tuple[ast.AST, Scope]] = [(self.facts.tree, scopes[id(self.facts.tree)])]
+        while pending:
+            node, scope = pending.pop()
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Subscript)
+                and isinstance(t.slice, ast.Constant)
+                and t.slice.value == "worker_init_fn"
+                for t in node.targets
+            ):
+                found.append((node.value, scope))
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    pending.append((child, scopes.get(id(child), scope)))
+        return found
+
+    def _callables(self, value: ast.expr, scope: Scope) -> list[ast.expr]:
+        """The callables ``value`` may be: both arms of ``f if c else g``, the function a
+        ``functools.partial(f, ...)`` wraps, else ``value`` itself."""
+        if isinstance(value, ast.IfExp):
+            return self._callables(value.body, scope) + self._callables(value.orelse, scope)
+        if (
+            isinstance(value, ast.Call)
+            and value.args
+            and PARTIAL in self.facts.resolver.qualnames(value.func, scope)
+        ):
+            return self._callables(value.args[0], scope)
+        return [value]
 
     def _test_like(self, node: FunctionNode) -> bool:
         if not node.name.startswith("test"):
