@@ -358,3 +358,39 @@ def test_seeding_in_a_capture_region_through_another_module_after_a_local_one(
     )
     found = findings(project, monkeypatch, capsys, "--no-cache", ".")
     assert [f[:3] for f in found] == [("train.py", 7, "RNG003"), ("train.py", 8, "RNG003")]
+
+
+@pytest.mark.parametrize(
+    ("stored", "flagged"),
+    [
+        ('options["worker_init_fn"] = init_worker', False),
+        ('options["worker_init_fn"] = partial(init_worker, 7)', False),
+        ('options["worker_init_fn"] = partial(init_worker, seed=seed) if seed else None', False),
+        ('options["worker_init_fn"] = None if seed is None else partial(init_worker)', False),
+        ('options["collate_fn"] = partial(init_worker, seed=seed)', True),  # not the workers
+    ],
+)
+def test_a_worker_init_fn_stored_in_a_keyword_dict_is_no_seeding_helper(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    stored: str,
+    flagged: bool,
+) -> None:
+    # `set_seed` is a seeding helper that leaves torch out in every case: flagged at row 9
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "data.py").write_text(
+        "import random\nfrom functools import partial\n\nimport numpy as np\nimport torch\n\n\n"
+        "def set_seed(seed):\n    random.seed(seed)\n    np.random.seed(seed)\n\n\n"
+        "def init_worker(worker_id, seed=0):\n"
+        "    np.random.seed(seed + worker_id)\n    random.seed(seed + worker_id)\n\n\n"
+        "def make_loader(dataset, seed=None):\n"
+        "    options = dict(dataset=dataset, num_workers=2)\n"
+        f"    {stored}\n"
+        "    return torch.utils.data.DataLoader(**options)\n"
+    )
+    found = findings(tmp_path, monkeypatch, capsys, "--select", "RNG004", ".")
+    rows = [9, 14] if flagged else [9]
+    assert [(name, row, code) for name, row, code, _ in found] == [
+        ("data.py", row, "RNG004") for row in rows
+    ]
