@@ -140,6 +140,40 @@ def test_the_title_names_what_the_fix_writes(case: str) -> None:
         assert "".join(written.split()) in flat, (title, after)
 
 
+NO_SEED_CLASS = (
+    "import torch\nfrom torch.utils.data import RandomSampler, random_split\n\n\n"
+    "class Splits:\n    def __init__(self, data):\n"
+    "        self.train, self.val = random_split(data, [0.5, 0.5])\n"
+    "        self.sampler = RandomSampler(self.train)\n"
+    "        self.other = RandomSampler(self.val, generator=torch.Generator())\n\n\n"
+    'if __name__ == "__main__":\n    Splits(list(range(8)))\n'
+)
+
+
+@pytest.mark.parametrize("seeded", [False, True])
+def test_rng006_rng007_fixes_in_a_program_that_seeds_nothing_add_a_seed_and_are_unsafe(
+    seeded: bool,
+) -> None:
+    """Where ``torch.initial_seed()`` would be random (nothing seeds torch), the RNG006 and
+    RNG007 fixes, and the fix that seeds an unseeded Generator, are unsafe and add ``SEED = 0``;
+    in a program that seeds torch they are safe and use its seed."""
+    text = NO_SEED_CLASS.replace("    Splits(", "    torch.manual_seed(1)\n    Splits(")
+    text = text if seeded else NO_SEED_CLASS
+    findings = check_text(text, "x.py", Settings()).findings
+    fixes = sorted((f.code, f.row, f.fix.message, f.fixable) for f in findings if f.fix)
+    seed = "1" if seeded else "SEED"  # the seed the program names
+    tail = "" if seeded else " and add `SEED = 0` where the program starts (it seeds nothing)"
+    generator = f"torch.Generator().manual_seed({seed})"
+    assert fixes == [
+        ("RNG006", 7, f"Pass `generator={generator}`{tail}", seeded),
+        ("RNG007", 8, f"Pass `generator={generator}`{tail}", seeded),
+        ("RNG007", 9, f"Seed the generator where it is made: `.manual_seed({seed})`{tail}", seeded),
+    ]
+    after = fix_text(text, "x.py", Settings(), unsafe=True).new_text
+    assert ("SEED = 0\n" in after) is not seeded
+    assert after.count(f"Generator().manual_seed({seed})") == 3
+
+
 # -- at run time, with real PyTorch ---------------------------------------------------------------
 DRIVER = r"""
 import importlib.util, json, sys
