@@ -22,7 +22,7 @@ walked (dead code) or one before any binding falls back to every binding of the 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Optional, Union
 
 from seedlint.analysis.names import Binding, Scope
@@ -332,12 +332,29 @@ def flow_scope(scope: Scope) -> Scope:
     return scope
 
 
+# Where statements hold statements: suites, clauses, ``except`` handlers, ``match`` cases.
+_SUITES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every statement of ``tree`` (and the handlers and cases that hold statements), without
+    walking an expression: no statement is inside one (a check of a large module asks)."""
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in _SUITES:
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                stack.extend(inner)
+
+
 def never_run(tree: ast.Module) -> list[tuple[int, int]]:
     """The row ranges of statements that never run because a test is a constant: the ``else``
     of ``if True:`` (or ``if 1:``), the body of ``if False:`` and of ``while False:``. Code
     disabled this way (``if True:  # args.distributed``) is no program path."""
     ranges: list[tuple[int, int]] = []
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if not isinstance(node, (ast.If, ast.While)):
             continue
         test = node.test

@@ -12,10 +12,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from seedlint.analysis.compact import plain
 from seedlint.analysis.facts import ModuleFacts
@@ -57,6 +58,11 @@ _COMPOUND: dict[type[ast.stmt], type[cst.CSTNode]] = {
     ast.AsyncFunctionDef: cst.FunctionDef,
     ast.ClassDef: cst.ClassDef,
 }
+
+# Where a statement holds statements: a compound statement's suites (``body``), the clauses
+# after it (``orelse``: an ``elif``'s ``If`` or an ``Else``; ``handlers``, ``finalbody``, a
+# ``match``'s ``cases``), and a suite's or a module's own ``body``.
+_BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
 
 
 @dataclass
@@ -119,7 +125,7 @@ class FixContext:
         self.module = module if module is not None else cst.parse_module(text)
         wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
         self.positions = wrapper.resolve(PositionProvider)
-        self.parents = wrapper.resolve(ParentNodeProvider)
+        self._containers: Optional[dict[int, cst.CSTNode]] = None
         self.names = Names(facts)
         self._by_start: Optional[dict[tuple[int, int], list[cst.CSTNode]]] = None
         self._lines: Optional[list[str]] = None
@@ -159,6 +165,28 @@ class FixContext:
                 return candidate
         return None
 
+    def container(self, small: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The line (``SimpleStatementLine``) or one-line suite (``SimpleStatementSuite``) that
+        holds the small statement ``small``; None for any other node. The map is made once,
+        from the statements alone (libcst's ``ParentNodeProvider`` visits every node of the
+        module: half of a fix-all's time in a large one)."""
+        if self._containers is None:
+            self._containers = {}
+            stack: list[cst.CSTNode] = [self.module]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                    for inner in node.body:
+                        self._containers[id(inner)] = node
+                    continue
+                for attribute in _BLOCKS:
+                    value = getattr(node, attribute, None)
+                    if isinstance(value, cst.CSTNode):
+                        stack.append(value)
+                    elif isinstance(value, (list, tuple)):
+                        stack.extend(v for v in value if isinstance(v, cst.CSTNode))
+        return self._containers.get(id(small))
+
     def statement(self, stmt: ast.stmt) -> Optional[Statement]:
         """The libcst statement to insert around or remove for an ``ast`` statement: its line
         (a ``SimpleStatementLine``), the small statement itself inside a one-line suite
@@ -167,7 +195,7 @@ class FixContext:
             small = self.node(stmt, cst.BaseSmallStatement)
             if small is None:
                 return None
-            parent = self.parents.get(small)
+            parent = self.container(small)
             if isinstance(parent, cst.SimpleStatementLine):
                 return parent
             assert isinstance(small, cst.BaseSmallStatement)
@@ -213,9 +241,12 @@ class FixContext:
         return name
 
 
+@lru_cache(maxsize=256)
 def parse_statement(code: str) -> cst.BaseStatement:
     """A statement from text written with four-space indents and ``\\n``: it takes the module's
-    own indentation and newline when the module is printed."""
+    own indentation and newline when the module is printed. Parsed once per text (a fix-all
+    writes one helper for each of its loaders; libcst's nodes are immutable: they can be
+    shared)."""
     return cst.parse_statement(code)
 
 

@@ -142,7 +142,7 @@ class Names:
         text does not spell is read nowhere: the walk of the whole tree that finds the others
         is not needed for it (most of a fix title's time in a large module)."""
         text = self.facts.text
-        if text and text.isascii() and not _spells(text, name):
+        if text and text.isascii() and not _spells(text, name, self.facts):
             return False
         return name in self.unresolved
 
@@ -221,9 +221,16 @@ def _imports_package(node: ast.Import | ast.ImportFrom, package: str) -> bool:
     return node.level == 0 and (node.module or "").split(".")[0] == package
 
 
-def _spells(text: str, name: str) -> bool:
-    """Whether ``text`` holds ``name`` as a whole word (not inside a longer name)."""
+def _spells(text: str, name: str, facts: Optional[ModuleFacts] = None) -> bool:
+    """Whether ``text`` holds ``name`` as a whole word (not inside a longer name); with
+    ``facts`` (``text`` is theirs), from the set of the text's words, made once per module
+    (a fix-all asks for every fix's names: one search of the whole text each)."""
+    if facts is not None and _WORD.fullmatch(name):
+        return name in facts.once("fixes.words", lambda: frozenset(_WORD.findall(text)))
     return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+_WORD = re.compile(r"\w+")
 
 
 def _unresolved_reads(facts: ModuleFacts) -> Iterator[str]:

@@ -9,6 +9,7 @@ lines on each side, and a block left empty by a removal gets ``pass``.
 
 from __future__ import annotations
 
+import bisect
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Optional, Union
@@ -22,6 +23,8 @@ from seedlint.fixes.context import Change, Insertion, Statement
 from seedlint.fixes.imports import ImportNeed
 
 Body = list[Statement]
+# The nodes the walk of :class:`_Apply` may leave out: statements (and their blocks' clauses).
+_STATEMENTS = (cst.BaseStatement, cst.BaseSmallStatement)
 
 
 def conflicts(
@@ -161,7 +164,7 @@ def apply_changes(
                 insertions.append(insertion)
             elif where < _key(ranges[insertions[index].anchor]):
                 insertions[index] = insertion  # the earliest place serves every user
-    transformer = _Apply(changes, insertions)
+    transformer = _Apply(changes, insertions, _target_rows(changes, insertions, ranges), ranges)
     new_module = module.visit(transformer)
     needs: list[ImportNeed] = []
     for change in changes:
@@ -343,9 +346,41 @@ def _section_of(body: Sequence[cst.CSTNode], index: int) -> str:
     return found[0] if found is not None else "unknown"
 
 
+def _target_rows(
+    changes: Sequence[Change],
+    insertions: Sequence[Insertion],
+    ranges: Mapping[cst.CSTNode, CodeRange],
+) -> Optional[list[int]]:
+    """The first rows of the nodes the changes act on (replaced, removed, inserted at), sorted;
+    None when one has no position (then every statement is visited)."""
+    nodes = [old for change in changes for old, _ in change.replacements]
+    nodes += [node for change in changes for node in change.removals]
+    nodes += [insertion.anchor for insertion in insertions]
+    rows = []
+    for node in nodes:
+        where = ranges.get(node)
+        if where is None:
+            return None
+        rows.append(where.start.line)
+    return sorted(rows)
+
+
 class _Apply(cst.CSTTransformer):
-    def __init__(self, changes: Sequence[Change], insertions: Sequence[Insertion]) -> None:
+    """The changes applied in one pass; with ``rows`` (:func:`_target_rows`), a statement none
+    of those rows is in is not walked (a node a change acts on starts within the rows of every
+    statement that holds it: a fix-all of a large module walks only the statements it changes,
+    not each of the module's nodes)."""
+
+    def __init__(
+        self,
+        changes: Sequence[Change],
+        insertions: Sequence[Insertion],
+        rows: Optional[list[int]] = None,
+        ranges: Optional[Mapping[cst.CSTNode, CodeRange]] = None,
+    ) -> None:
         super().__init__()
+        self.rows = rows
+        self.ranges = ranges
         self.replacements: dict[int, cst.CSTNode] = {}
         self.removals: set[int] = set()
         self.before: dict[int, Body] = {}
@@ -357,6 +392,19 @@ class _Apply(cst.CSTTransformer):
         for insertion in insertions:
             target = self.before if insertion.before else self.after
             target.setdefault(id(insertion.anchor), []).extend(insertion.statements)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        rows, ranges = self.rows, self.ranges
+        if rows is None or ranges is None or not isinstance(node, _STATEMENTS):
+            return True
+        where = ranges.get(node)
+        if where is None:
+            return True
+        first = where.start.line
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node.decorators:
+            first = min([first, *(ranges[d].start.line for d in node.decorators if d in ranges)])
+        index = bisect.bisect_left(rows, first)
+        return index < len(rows) and rows[index] <= where.end.line
 
     def on_leave(  # type: ignore[override]
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode

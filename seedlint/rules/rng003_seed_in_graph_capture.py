@@ -198,7 +198,7 @@ Moving code changes when it runs, so the fix is **unsafe** and is applied only w
         statement, anchor = found
         target = ctx.statement(anchor)
         small = ctx.node(statement, cst.BaseSmallStatement)
-        container = ctx.parents.get(small) if small is not None else None
+        container = ctx.container(small) if small is not None else None
         if target is None or not isinstance(small, cst.BaseSmallStatement):
             return None
         change = Change()
