@@ -138,3 +138,79 @@ def test_every_fixture_is_fixed_the_same_through_a_window() -> None:
         assert windowed == whole, path
         compared += 1
     assert compared > 150
+
+
+NESTED = (
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "\n"
+    "class Data:\n"
+    "    def __init__(self):\n"
+    "        self.items = list(range(8))\n"
+    "        self.size = 8\n"
+    "\n"
+    "    def __len__(self):\n"
+    "        return self.size\n"
+    "\n"
+    "\n"
+    "def build(train):\n"
+    '    """Two loaders."""\n'
+    "    generator = torch.Generator()\n"
+    "    first = DataLoader(train, shuffle=True)\n"
+    "    second = DataLoader(train, generator=generator)\n"
+    "    for item in first:\n"
+    "        print(item)\n"
+    "        # the loop's own comment\n"
+    "    return first, second\n"
+)
+
+
+@pytest.mark.usefixtures("always")
+def test_inner_placeholders_keep_the_rows_and_ends_of_what_holds_them() -> None:
+    """With ``inner``, the statements inside a kept one that hold no finding's row become
+    placeholders too, each ending at the column its code ended at (a block's end, by which
+    the fixes find it, is unchanged); a block followed by a comment stays."""
+    made = make_window(NESTED, ast.parse(NESTED), {17}, inner=True)
+    assert made is not None
+    kept = made.text.splitlines()
+    original = NESTED.splitlines()
+    assert made.holes == [(5, 11), (15, 16), (18, 18), (22, 22)]  # the class: top-level
+    for _, last in made.holes[1:]:  # an inner one ends where its code ended
+        assert len(kept[last - 1]) == len(original[last - 1])
+    assert kept[14] == '    """' and kept[15].endswith('"""') and kept[17].strip()[0] == "("
+    assert kept[16] == original[16]  # the finding's statement
+    assert kept[18:21] == original[18:21]  # the loop: a comment follows its block
+    top_level = make_window(NESTED, ast.parse(NESTED), {17})
+    assert top_level is not None and top_level.holes == [(5, 11)]
+    tree = ast.parse(made.text)
+    build = tree.body[-1]
+    assert isinstance(build, ast.FunctionDef)
+    assert (build.end_lineno, build.end_col_offset) == (22, len(original[21]))
+
+
+@pytest.mark.usefixtures("always")
+def test_a_rewritten_statement_beside_an_inner_placeholder_is_carried_back() -> None:
+    made = make_window(NESTED, ast.parse(NESTED), {17, 19}, inner=True)
+    assert made is not None
+    new = made.text.replace(
+        "    first = DataLoader(train, shuffle=True)\n",
+        "    first = DataLoader(\n        train,\n        shuffle=True,\n    )\n",
+    ).replace("    for item in first:\n", "    for item in first:  # x\n")
+    expected = NESTED.replace(
+        "    first = DataLoader(train, shuffle=True)\n",
+        "    first = DataLoader(\n        train,\n        shuffle=True,\n    )\n",
+    ).replace("    for item in first:\n", "    for item in first:  # x\n")
+    assert made.restore(new) == expected
+    with pytest.raises(OutsideWindow):
+        made.restore(new.replace(made.text.splitlines()[17], "    second = 1"))
+
+
+def test_the_fix_of_a_module_with_inner_placeholders_is_the_whole_modules() -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(window, "WINDOW_LINES", 10**9)
+        whole = fix_text(NESTED, "m.py", SETTINGS, True)
+        patch.setattr(window, "WINDOW_LINES", 0)
+        windowed = fix_text(NESTED, "m.py", SETTINGS, True)
+    assert windowed.new_text == whole.new_text != NESTED
+    assert "generator=" in windowed.new_text.split("first = DataLoader(")[1].split(")")[0]

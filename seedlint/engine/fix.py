@@ -129,16 +129,18 @@ def _context(
     settings: Settings,
     rows: Optional[Collection[int]] = None,
     window_lines: Optional[int] = None,
+    inner: bool = False,
 ) -> FixContext:
     """The fix context of ``text``; with ``rows``, through a window that keeps the top-level
     statements at those rows when the module is very large (:mod:`seedlint.fixes.window`;
-    ``window_lines``: at least that many lines)."""
+    ``window_lines``: at least that many lines; ``inner``: and, inside them, only the
+    statements at those rows)."""
     from seedlint.fixes.context import FixContext
     from seedlint.fixes.window import make_window
 
     assert checked.facts is not None and checked.source is not None
     tree = checked.facts.tree
-    window = make_window(text, tree, rows, window_lines) if rows is not None else None
+    window = make_window(text, tree, rows, window_lines, inner) if rows is not None else None
     options = selection(settings).fix_options
     if window is None:
         return FixContext(text, checked.source, checked.facts, options)
@@ -186,7 +188,7 @@ def _round_in(
     from seedlint.fixes.window import OutsideWindow
 
     try:
-        ctx = _context(text, checked, settings, rows, window_lines)
+        ctx = _context(text, checked, settings, rows, window_lines, inner=True)
     except cst.ParserSyntaxError as error:
         if rows is not None:  # perhaps the window's text only: try the whole module
             raise OutsideWindow("libcst cannot parse the window") from error

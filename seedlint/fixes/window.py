@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import difflib
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ from typing import Optional
 
 from seedlint.fixes.text import lines, opcodes
 
+# The largest change (old lines times new lines) matched line by line around a placeholder.
+_FINER_CELLS = 40_000
 # Modules of fewer lines are fixed whole (a window would save little).
 WINDOW_LINES = 5_000
 
@@ -65,14 +68,38 @@ class Window:
         for tag, i1, i2, j1, j2 in opcodes(old, new):
             if tag == "equal":
                 out.extend(module[i1:i2])
-                continue
-            if i1 < i2:  # lines replaced or deleted: none may be a placeholder's
-                if any(self.covers(row) for row in self._hole_rows(i1 + 1, i2)):
-                    raise OutsideWindow("a change touches a placeholder")
-            elif self.covers(i1) and self.covers(i1 + 1):
-                raise OutsideWindow("an insertion inside a placeholder")
-            out.extend(new[j1:j2])
+            elif not self._touches(i1, i2):
+                out.extend(new[j1:j2])
+            else:  # the placeholder's lines may be among those the new lines keep
+                out.extend(self._finer(old, new, i1, i2, j1, j2))
         return "".join(out)
+
+    def _touches(self, i1: int, i2: int) -> bool:
+        """Whether replacing the lines ``i1:i2`` (0-based; an insertion when empty) changes a
+        placeholder: a line of one replaced or deleted, or lines inserted inside one."""
+        if i1 < i2:
+            return any(self.covers(row) for row in self._hole_rows(i1 + 1, i2))
+        return self.covers(i1) and self.covers(i1 + 1)
+
+    def _finer(
+        self, old: list[str], new: list[str], i1: int, i2: int, j1: int, j2: int
+    ) -> list[str]:
+        """The module's lines for a change of ``old[i1:i2]`` into ``new[j1:j2]`` that keeps
+        each placeholder line it meets (matched line by line: a placeholder inside a block
+        between two statements a fix rewrote); raises :class:`OutsideWindow` when one
+        changes."""
+        if (i2 - i1) * (j2 - j1) > _FINER_CELLS:
+            raise OutsideWindow("a change touches a placeholder")
+        matcher = difflib.SequenceMatcher(None, old[i1:i2], new[j1:j2], autojunk=False)
+        out: list[str] = []
+        for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+            if tag == "equal":
+                out.extend(self.original[i1 + a1 : i1 + a2])
+                continue
+            if self._touches(i1 + a1, i1 + a2):
+                raise OutsideWindow("a change touches a placeholder")
+            out.extend(new[j1 + b1 : j1 + b2])
+        return out
 
     def _hole_rows(self, first: int, last: int) -> list[int]:
         """The rows of ``first..last`` that may be in a placeholder (each placeholder's rows
@@ -88,12 +115,19 @@ class Window:
 
 
 def make_window(
-    text: str, tree: ast.Module, keep_rows: Collection[int], min_lines: Optional[int] = None
+    text: str,
+    tree: ast.Module,
+    keep_rows: Collection[int],
+    min_lines: Optional[int] = None,
+    inner: bool = False,
 ) -> Optional[Window]:
     """The window of ``text`` (whose ``ast`` is ``tree``) that keeps the top-level statements
     holding a row of ``keep_rows``, those that import and the ``__main__`` blocks; None when a
     window would not help or cannot be made safely (see the module's text), or for a module of
-    fewer than ``min_lines`` lines (default :data:`WINDOW_LINES`)."""
+    fewer than ``min_lines`` lines (default :data:`WINDOW_LINES`). With ``inner``, also the
+    statements inside the kept ones that hold none of those rows (:func:`_inner_holes`: for
+    ``--fix``, whose result is the text; the json edits of a fix, made from its top-level
+    statements' code, keep to top-level placeholders)."""
     text_lines = lines(text)
     least = WINDOW_LINES if min_lines is None else min_lines
     if len(text_lines) < least or not tree.body:
@@ -126,23 +160,145 @@ def make_window(
             holes[-1] = (holes[-1][0], last)  # one placeholder for a run of left-out statements
         else:
             holes.append((first, last))
+    inside: list[tuple[int, int, str]] = []
+    for statement, (first, last, kept) in zip(_owners(tree, spans), spans):
+        if inner and kept and statement is not None and statement is not tree.body[0]:
+            segment = "".join(text_lines[first - 1 : last])
+            if _IMPORT.search(segment) is None and _MAIN.search(segment) is None:
+                _inner_holes(statement, text_lines, wanted, inside)
+    if not holes and not inside:
+        return None
     new_lines = list(text_lines)
-    for first, last in holes:
+    for first, last, indent in [*((a, b, "") for a, b in holes), *inside]:
         for row in range(first, last + 1):
             line = text_lines[row - 1]
             ending = line[len(line.rstrip("\r\n")) :]
             if first == last:
-                body = "()"
+                body = indent + "()"
             elif row == first:
-                body = '"""'  # a string: one token, however many lines (blank lines in
-            elif row == last:  # brackets would be a node each)
+                body = indent + '"""'  # a string: one token, however many lines (blank
+            elif row == last:  # lines in brackets would be a node each)
                 body = '"""'
             else:
                 body = ""
+            if indent and row == last:  # ends where the code it stands for ended, as the
+                body = _same_end(body, len(line) - len(ending))  # block holding it does
             new_lines[row - 1] = body + ending
-    if not holes:
-        return None
+    holes = sorted([*holes, *((first, last) for first, last, _ in inside)])
     return Window("".join(new_lines), holes, text_lines)
+
+
+def _same_end(body: str, width: int) -> str:
+    """A placeholder's last line ``body`` (``()`` after its indentation, or a string's closing
+    quotes) widened to ``width`` characters with spaces inside its brackets or its string."""
+    if body.endswith("()"):
+        return body[:-1] + " " * (width - len(body)) + ")"
+    return " " * (width - 3) + '"""'
+
+
+def _owners(tree: ast.Module, spans: list[tuple[int, int, bool]]) -> list[Optional[ast.stmt]]:
+    """The top-level statement of each span (None for a span of two statements on a line)."""
+    owners: list[Optional[ast.stmt]] = []
+    statements = iter(tree.body)
+    for _, last, _ in spans:
+        inside = []
+        for statement in statements:
+            inside.append(statement)
+            if (statement.end_lineno or statement.lineno) >= last:
+                break
+        owners.append(inside[0] if len(inside) == 1 else None)
+    return owners
+
+
+# The statement lists of a compound statement (an ``except`` handler's and a ``match`` case's
+# are their ``body``).
+_SUITES = ("body", "orelse", "finalbody")
+
+
+def _inner_holes(
+    statement: ast.stmt, text_lines: list[str], wanted: list[int], out: list[tuple[int, int, str]]
+) -> None:
+    """Placeholders inside a kept compound statement: each run of its statements (at any depth)
+    that holds no wanted row and imports nothing becomes one, at the run's indentation (the
+    fixes of a large module whose every top-level statement has a finding parse only their
+    lines). A run is left as it is wherever a placeholder might not stand for it exactly: a
+    statement sharing a line (with another, or with its block's header), and a comment
+    between the run and the next statement (libcst gives it by its indentation)."""
+    header = statement.lineno
+    suites: list[list[ast.stmt]] = []
+    for name in _SUITES:
+        inner = getattr(statement, name, None)
+        if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+            suites.append(inner)
+    for clause in [*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())]:
+        suites.append(clause.body)
+    for suite in suites:
+        _suite_holes(suite, header, text_lines, wanted, out)
+
+
+def _suite_holes(
+    suite: list[ast.stmt],
+    header: int,
+    text_lines: list[str],
+    wanted: list[int],
+    out: list[tuple[int, int, str]],
+) -> None:
+    spans: list[tuple[int, int, ast.stmt]] = []
+    for statement in suite:
+        first = min([statement.lineno, *(d.lineno for d in _decorators(statement))])
+        last = statement.end_lineno or statement.lineno
+        if first <= header or (spans and first <= spans[-1][1]):
+            return  # on its block's header line (`if x: y`), or sharing one (`a; b`)
+        spans.append((first, last, statement))
+    previous = False  # the statement before was left out: a run goes on
+    for first, last, statement in spans:
+        line = text_lines[first - 1]
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        held = bisect.bisect_left(wanted, first) < bisect.bisect_right(wanted, last)
+        if held:
+            _inner_holes(statement, text_lines, wanted, out)
+        elif (
+            len(indent) == _column(statement)
+            and _wide_enough(text_lines, first, last, len(indent))
+            and _IMPORT.search("".join(text_lines[first - 1 : last])) is None
+            and not (_has_suite(statement) and _comment_follows(text_lines, last))
+        ):
+            if previous:
+                out[-1] = (out[-1][0], last, out[-1][2])
+            else:
+                out.append((first, last, indent))
+            previous = True
+            continue
+        previous = False
+
+
+def _wide_enough(text_lines: list[str], first: int, last: int, indent: int) -> bool:
+    """Whether a placeholder of rows ``first..last`` can end at the column its last line ends
+    at (``()`` after the indentation, or a string's closing quotes)."""
+    width = len(text_lines[last - 1].rstrip("\r\n"))
+    return width >= (indent + 2 if first == last else 3)
+
+
+def _column(statement: ast.stmt) -> int:
+    """The column its first line starts at (its first decorator's ``@``)."""
+    decorators = _decorators(statement)
+    return decorators[0].col_offset - 1 if decorators else statement.col_offset
+
+
+def _has_suite(statement: ast.stmt) -> bool:
+    return any(isinstance(getattr(statement, name, None), list) for name in _SUITES)
+
+
+def _comment_follows(text_lines: list[str], last: int) -> bool:
+    """Whether a comment comes after row ``last`` before the next line of code (libcst gives
+    it to a block by its indentation: a placeholder for the block might move it)."""
+    for line in text_lines[last:]:
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            return True
+        if stripped:
+            return False
+    return False
 
 
 def _decorators(statement: ast.stmt) -> list[ast.expr]:
