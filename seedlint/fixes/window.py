@@ -161,11 +161,11 @@ def make_window(
         else:
             holes.append((first, last))
     inside: list[tuple[int, int, str]] = []
-    for statement, (first, last, kept) in zip(_owners(tree, spans), spans):
-        if inner and kept and statement is not None and statement is not tree.body[0]:
+    for owner, (first, last, kept) in zip(_owners(tree, spans), spans):
+        if inner and kept and owner is not None and owner is not tree.body[0]:
             segment = "".join(text_lines[first - 1 : last])
             if _IMPORT.search(segment) is None and _MAIN.search(segment) is None:
-                _inner_holes(statement, text_lines, wanted, inside)
+                _inner_holes(owner, text_lines, wanted, inside)
     if not holes and not inside:
         return None
     new_lines = list(text_lines)
