@@ -192,6 +192,21 @@ class Linted:
             self._fixed[key] = done
         return done
 
+    def fixable_check(self) -> Optional[Checked]:
+        """The kept check as ``--fix`` makes it (each finding with its fix), for the fixer to
+        start from instead of checking the buffer again; None once the facts are released."""
+        checked = self.checked
+        if checked is None or checked.facts is None or self.settings is None:
+            return None
+        flagged = [
+            Flagged(item.rule, item.violation, self.fixed(finding))
+            for finding, item in ((f, self._flagged.get(id(f))) for f in self.findings)
+            if item is not None
+        ]
+        if len(flagged) != len(checked.flagged):
+            return None  # findings the buffer has that no violation of the check made
+        return replace(checked, findings=[item.finding for item in flagged], flagged=flagged)
+
     def edits(self, findings: Sequence[Finding]) -> dict[Identity, tuple[Edit, ...]]:
         """The fixes' edits of ``findings``, each computed once per version (with libcst, only
         for the findings a client asks about: a long file may have hundreds)."""
@@ -798,10 +813,9 @@ class SeedlintServer(LanguageServer):
         # (a notebook's findings are in its cells' rows: its fixes are known by fixing it)
         if not linted.ipynb_text and not any(linted.fixed(f).fixable for f in linted.findings):
             return None
+        first = linted.fixable_check() if not linted.ipynb_text else None
         with activated(linted.index), project_loaders_set(linted.loaders):
-            fixed = fix_bytes(
-                linted.raw, linted.display, settings, settings.unsafe_fixes, window_lines=0
-            )
+            fixed = fix_bytes(linted.raw, linted.display, settings, settings.unsafe_fixes, 0, first)
         for error in fixed.errors:
             self.window_log_message(types.LogMessageParams(types.MessageType.Warning, error))
         if fixed.new_raw == linted.raw:

@@ -99,7 +99,7 @@ def test_when_the_window_cannot_serve_the_whole_module_is_fixed(
     real = fixing._round_in
 
     def spy(*args: object, **options: object) -> object:
-        rows.append(args[-1])  # the rows of the window (None: the whole module)
+        rows.append(args[5])  # the rows of the window (None: the whole module)
         return real(*args, **options)  # type: ignore[arg-type]
 
     def refuse(self: window.Window, new_text: str) -> str:

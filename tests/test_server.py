@@ -541,3 +541,52 @@ async def test_a_notebooks_cells_are_checked_as_one_program(client: LanguageClie
     fixed = apply(sources[2], await resolved(client, fix), cells[2])
     assert fixed.startswith("data = range(8)\nloader = DataLoader(\n")
     assert "    generator=torch.Generator().manual_seed(0),\n" in fixed
+
+
+MANY_BLOCKS = (
+    "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader, Dataset\n"
+    + "".join(
+        f"\n\nclass Noisy{n}(Dataset):\n"
+        "    def __init__(self, items):\n"
+        "        self.items = list(items)\n"
+        "        self.rng = np.random.default_rng()\n"
+        "\n"
+        "    def __len__(self):\n"
+        "        return len(self.items)\n"
+        f"\n\ndef make_{n}(train, batch_size=32):\n"
+        f'    """Block {n}."""\n'
+        "    generator = torch.Generator()\n"
+        "    loader = DataLoader(train, batch_size=batch_size, shuffle=True, drop_last=True)\n"
+        f"    noisy = DataLoader(Noisy{n}(range(10)), batch_size=batch_size, num_workers=2)\n"
+        "    return loader, noisy, generator\n"
+        for n in range(4)
+    )
+)
+
+
+async def test_fix_all_asked_again_gives_the_same_edit(client: LanguageClient, tmp_path: Path):
+    """Fix-all starts from the buffer's kept check (no check again) and must leave it as it
+    was: asked twice, and a quick fix after it, on one version, each gives what the CLI does
+    (the fixer once moved the kept tree's statements into the fixed text's)."""
+    path = tmp_path / "train.py"
+    diagnostics = await open_file(client, path, MANY_BLOCKS)
+    assert len(diagnostics) == 12
+    run_seedlint("check", "--fix", "--no-cache", str(path), cwd=tmp_path)
+    expected = path.read_text(encoding="utf-8")
+    path.write_text(MANY_BLOCKS, encoding="utf-8")
+    assert expected != MANY_BLOCKS and expected.count("generator=") == 4
+    for _ in range(2):
+        found = await actions(client, path, 0, only=["source.fixAll"])
+        assert [a.kind for a in found] == ["source.fixAll.seedlint"]
+        assert apply(MANY_BLOCKS, found[0], path.as_uri()) == expected
+    last = next(d for d in reversed(diagnostics) if d.code == "RNG001")
+    quick = [
+        a
+        for a in await actions(client, path, last.range.start.line, [last])
+        if a.kind == types.CodeActionKind.QuickFix and a.is_preferred
+    ]
+    assert len(quick) == 1
+    fixed = apply(MANY_BLOCKS, quick[0], path.as_uri())
+    row = last.range.start.line
+    assert fixed.count("generator=") == 1
+    assert fixed.splitlines()[:row] == MANY_BLOCKS.splitlines()[:row]

@@ -80,8 +80,10 @@ def fix_text(
     unsafe: bool,
     first: Optional[Checked] = None,
     window_lines: Optional[int] = None,
+    keep_first: bool = False,
 ) -> TextFixed:
-    """Fix decoded Python text in memory; ``first``: the text's check, when already done;
+    """Fix decoded Python text in memory; ``first``: the text's check, when already done
+    (``keep_first``: its tree is someone else's, not to be spliced into the fixed text's);
     ``window_lines``: fix a module of at least that many lines through a window of the
     statements the fixes change (default :data:`~seedlint.fixes.window.WINDOW_LINES`)."""
     checked = first if first is not None else check_text(text, display, settings)
@@ -94,8 +96,9 @@ def fix_text(
         candidates = [item for item in checked.flagged if applies(item.finding, unsafe)]
         if not candidates:
             break
+        spliceable = not (keep_first and checked is first)
         new_text, applied, error, new_tree = _round(
-            current, display, checked, candidates, settings, window_lines
+            current, display, checked, candidates, settings, window_lines, spliceable
         )
         if error is not None:
             return TextFixed(text, [], original, error)
@@ -159,18 +162,20 @@ def _round(
     candidates: Sequence[Flagged],
     settings: Settings,
     window_lines: Optional[int] = None,
+    spliceable: bool = True,
 ) -> _Round:
     """One round over ``text``: (new text, the findings fixed, an error). A very large module
-    is fixed through a window first, and whole when the window cannot serve."""
+    is fixed through a window first, and whole when the window cannot serve. ``spliceable``:
+    the new text's tree may be made from ``checked``'s (:func:`_spliced`)."""
     from seedlint.fixes.window import OutsideWindow
 
     try:
         rows = _rows(candidates)
         return _round_in(
-            text, display, checked, candidates, settings, rows, window_lines=window_lines
+            text, display, checked, candidates, settings, rows, window_lines, spliceable
         )
     except OutsideWindow:
-        return _round_in(text, display, checked, candidates, settings, None)
+        return _round_in(text, display, checked, candidates, settings, None, None, spliceable)
 
 
 def _round_in(
@@ -181,6 +186,7 @@ def _round_in(
     settings: Settings,
     rows: Optional[Collection[int]],
     window_lines: Optional[int] = None,
+    spliceable: bool = True,
 ) -> _Round:
     import libcst as cst
 
@@ -239,7 +245,7 @@ def _round_in(
     if not accepted:
         return text, [], None, None
     new_text = applied_text(accepted)
-    spliced = _spliced(text, checked, new_text, display, window_lines)
+    spliced = _spliced(text, checked, new_text, display, window_lines) if spliceable else None
     if spliced is not None:
         valid = spliced.valid
     else:
@@ -305,13 +311,16 @@ def fix_bytes(
     settings: Settings,
     unsafe: bool,
     window_lines: Optional[int] = None,
+    first: Optional[Checked] = None,
 ) -> Fixed:
     """Fix one file's bytes in memory (the encoding, BOM and newlines stay the file's); never
     raises: a file the fixer fails on is left as it is, with one error line for it.
     ``window_lines``: see :func:`fix_text` (the language server's fix-all: libcst parses only
-    the statements the fixes change, whatever the module's size)."""
+    the statements the fixes change, whatever the module's size). ``first``: the check of a
+    Python file's ``raw`` with ``settings`` (its findings with their fixes), when already made
+    (the language server's kept check); it is not released."""
     try:
-        return _fix_bytes(raw, display, settings, unsafe, window_lines)
+        return _fix_bytes(raw, display, settings, unsafe, window_lines, first)
     except (RecursionError, MemoryError) as error:
         if isinstance(error, RecursionError) and not in_deep_thread():
             return deeply(lambda: fix_bytes(raw, display, settings, unsafe))  # a larger stack
@@ -329,7 +338,12 @@ def fix_bytes(
 
 
 def _fix_bytes(
-    raw: bytes, display: str, settings: Settings, unsafe: bool, window_lines: Optional[int]
+    raw: bytes,
+    display: str,
+    settings: Settings,
+    unsafe: bool,
+    window_lines: Optional[int],
+    given: Optional[Checked] = None,
 ) -> Fixed:
     chosen = selection(settings)
     if not chosen.may_fire(raw, display):
@@ -345,24 +359,34 @@ def _fix_bytes(
         parsed = parsable(document)
         document, tree = parsed.document, parsed.tree
         left_out = cell_findings(parsed, chosen)
-    if tree is None:  # the project's index may have parsed it just before
-        tree = kept_parse(document.text)
-    first = check_text(document.text, display, settings, document.source, tree=tree)
+    if given is not None and not isinstance(document, NotebookDocument):
+        first = given
+    else:
+        if tree is None:  # the project's index may have parsed it just before
+            tree = kept_parse(document.text)
+        first = check_text(document.text, display, settings, document.source, tree=tree)
+
+    def done() -> list[Finding]:
+        return first.findings if first is given else first.release()
+
     if not any(applies(item.finding, unsafe) for item in first.flagged):
-        return Fixed(raw, remaining=_located(document, first.release(), left_out))
+        return Fixed(raw, remaining=_located(document, done(), left_out))
     depth = _depth(first)
     if depth > FIX_DEPTH:  # libcst's parser would overflow the stack (SIGSEGV): no fix
         message = (
             f"cannot fix: the file is nested too deeply for the fixer (about {depth} levels, "
             f"at most {FIX_DEPTH}); it was left unchanged"
         )
-        return Fixed(raw, [], _located(document, first.release(), left_out), [message])
+        return Fixed(raw, [], _located(document, done(), left_out), [message])
     if depth > DEEP_FROM and not in_deep_thread():
         result = deeply(
-            lambda: fix_text(document.text, display, settings, unsafe, first, window_lines)
+            lambda: fix_text(
+                document.text, display, settings, unsafe, first, window_lines, first is given
+            )
         )
     else:
-        result = fix_text(document.text, display, settings, unsafe, first, window_lines)
+        keep = first is given
+        result = fix_text(document.text, display, settings, unsafe, first, window_lines, keep)
     errors = ([result.error] if result.error else []) + result.warnings
     if result.error is not None or result.new_text == document.text:
         return Fixed(raw, [], _located(document, result.remaining, left_out), errors)

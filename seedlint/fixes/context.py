@@ -10,13 +10,13 @@ identity; nothing is changed until the fixer applies every accepted change in on
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Optional, Union
+from typing import Optional, Union, cast
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from seedlint.analysis.compact import plain
 from seedlint.analysis.facts import ModuleFacts
@@ -123,8 +123,7 @@ class FixContext:
         self.options = options
         self.window = window
         self.module = module if module is not None else cst.parse_module(text)
-        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        self.positions = wrapper.resolve(PositionProvider)
+        self.positions = positions(self.module)
         self._containers: Optional[dict[int, cst.CSTNode]] = None
         self.names = Names(facts)
         self._by_start: Optional[dict[tuple[int, int], list[cst.CSTNode]]] = None
@@ -239,6 +238,19 @@ class FixContext:
             need = ImportNeed(need.module, need.asname)
         change.add_import(need)
         return name
+
+
+def positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
+    """libcst's ``PositionProvider`` of ``module``, computed by the provider alone: resolving it
+    through ``MetadataWrapper.resolve`` also walks every node with an empty batch of other
+    providers (a third of the time, in a large module). Through ``resolve`` if that fails (a
+    libcst whose provider differs)."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    try:
+        found = PositionProvider()._gen(wrapper)
+    except (AttributeError, TypeError):
+        return wrapper.resolve(PositionProvider)
+    return cast("Mapping[cst.CSTNode, CodeRange]", found)  # what the provider computes
 
 
 @lru_cache(maxsize=256)
