@@ -199,7 +199,7 @@ def _round_in(
         if rows is not None:  # perhaps the window's text only: try the whole module
             raise OutsideWindow("libcst cannot parse the window") from error
         return text, [], f"cannot fix: libcst cannot parse the file ({error.message})", None
-    if ctx.module.code != ctx.text:  # libcst would rewrite more than the fix (a form feed, say)
+    if ctx.code != ctx.text:  # libcst would rewrite more than the fix (a form feed, say)
         if ctx.window is not None:
             raise OutsideWindow("libcst does not reproduce the window")
         return (
@@ -249,7 +249,10 @@ def _round_in(
     if spliced is not None:
         valid = spliced.valid
     else:
-        valid = _valid(new_text, display, _compiles(text, display))
+        # (what compiles is valid either way: the text before is compiled only if not)
+        valid = _compiles(new_text, display) or (
+            not _compiles(text, display) and _valid(new_text, display, False)
+        )
     if not valid:
         strict = _compiles(text, display)
         broken = sorted(
@@ -540,7 +543,7 @@ def _edits_in(
             raise OutsideWindow("libcst cannot parse the window") from error
         return {}
     window = ctx.window
-    if window is not None and ctx.module.code != ctx.text:
+    if window is not None and ctx.code != ctx.text:
         raise OutsideWindow("libcst does not reproduce the window")
     found: dict[Identity, tuple[Edit, ...]] = {}
     text_lines = lines(document.text)

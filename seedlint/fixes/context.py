@@ -123,11 +123,18 @@ class FixContext:
         self.options = options
         self.window = window
         self.module = module if module is not None else cst.parse_module(text)
-        self.positions = positions(self.module)
+        self.positions, self._code = positions(self.module)
         self._containers: Optional[dict[int, cst.CSTNode]] = None
         self.names = Names(facts)
         self._by_start: Optional[dict[tuple[int, int], list[cst.CSTNode]]] = None
         self._lines: Optional[list[str]] = None
+
+    @property
+    def code(self) -> str:
+        """The module's code as libcst prints it (printed once)."""
+        if self._code is None:
+            self._code = self.module.code
+        return self._code
 
     @property
     def lines(self) -> list[str]:
@@ -240,17 +247,27 @@ class FixContext:
         return name
 
 
-def positions(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
-    """libcst's ``PositionProvider`` of ``module``, computed by the provider alone: resolving it
-    through ``MetadataWrapper.resolve`` also walks every node with an empty batch of other
-    providers (a third of the time, in a large module). Through ``resolve`` if that fails (a
-    libcst whose provider differs)."""
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+def positions(module: cst.Module) -> tuple[Mapping[cst.CSTNode, CodeRange], Optional[str]]:
+    """libcst's ``PositionProvider`` of ``module``, and the code its one pass printed (None
+    when not known), computed by the provider's own code generation: resolving it through
+    ``MetadataWrapper.resolve`` also walks every node with an empty batch of other providers
+    (a third of the time, in a large module), and ``module.code`` would print it all again.
+    Through ``resolve`` if that fails (a libcst whose provider differs)."""
     try:
-        found = PositionProvider()._gen(wrapper)
-    except (AttributeError, TypeError):
-        return wrapper.resolve(PositionProvider)
-    return cast("Mapping[cst.CSTNode, CodeRange]", found)  # what the provider computes
+        from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+        provider = PositionProvider()
+        state = PositionProvidingCodegenState(
+            default_indent=module.default_indent,
+            default_newline=module.default_newline,
+            provider=provider,
+        )
+        module._codegen(state)
+        found = cast("Mapping[cst.CSTNode, CodeRange]", dict(provider._computed))
+        return found, "".join(state.tokens)
+    except (ImportError, AttributeError, TypeError):
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        return wrapper.resolve(PositionProvider), None
 
 
 @lru_cache(maxsize=256)
