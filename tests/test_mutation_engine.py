@@ -299,3 +299,43 @@ def test_a_large_module_that_defines_a_builtins_name_keeps_its_calls(
     monkeypatch.setattr(parse, "LARGE", 100)
     monkeypatch.setattr(parse, "PIECE", 60)
     assert [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings] == whole
+
+
+# -- the fix loop's compile check where no splice vouches for the fixed text ----------------
+TOP_LEVEL_RETURN = "return 5\n"  # parses, does not compile (outside a function)
+
+
+@pytest.mark.parametrize(
+    ("before", "broken", "kept"),
+    [
+        ("", "return DataLoader(range(8), shuffle=True)\n", False),  # compiled, compiles no more
+        ("", "loader = DataLoader(range(8), shuffle=True, generator=(\n", False),  # no parse
+        (TOP_LEVEL_RETURN, "loader = DataLoader(range(8), shuffle=True) or 1\n", True),
+        (TOP_LEVEL_RETURN, "loader = DataLoader(range(8), shuffle=True, generator=(\n", False),
+    ],
+    ids=["compile-error", "syntax-error", "was-broken-still-parses", "was-broken-no-parse"],
+)
+def test_the_whole_texts_compile_check_without_a_splice(
+    monkeypatch: pytest.MonkeyPatch, before: str, broken: str, kept: bool
+) -> None:
+    """The fixed text compiles: kept. It does not: kept only if the text before did not
+    compile either and the fixed text still parses; otherwise the file is left as it was,
+    with an error naming the rule."""
+    from seedlint.engine import fix as fix_loop
+    from seedlint.engine.fix import fix_text
+    from seedlint.fixes import transform
+
+    text = SHUFFLED.replace(LOADER, before + LOADER)
+
+    def bad_codemod(module: object, changes: object, positions: object) -> str:
+        return str(getattr(module, "code")).replace(LOADER + "\n", broken)
+
+    monkeypatch.setattr(transform, "apply_changes", bad_codemod)
+    monkeypatch.setattr(fix_loop, "_spliced", lambda *args: None)
+    result = fix_text(text, "train.py", Settings(), unsafe=True)
+    if kept:
+        assert result.error is None and result.new_text == text.replace(LOADER + "\n", broken)
+    else:
+        assert result.new_text == text and result.fixed == []
+        assert result.error is not None and "does not compile" in result.error
+        assert "RNG001" in result.error

@@ -212,3 +212,24 @@ def test_a_unified_diff_whatever_order_the_texts_sort_in(old: str, new: str) -> 
     diff = unified_diff(old, new, "f.py")
     assert diff.startswith("--- f.py\n+++ f.py\n@@ ")
     assert unified_diff(old, old, "f.py") == ""
+
+
+def test_the_fix_is_the_same_where_libcsts_code_generation_gives_no_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the positions come without the printed code (a libcst whose provider differs),
+    the module's code is printed on demand: the same fixed text as with it."""
+    from seedlint.config import Settings
+    from seedlint.engine.fix import fix_text
+    from seedlint.fixes import context
+
+    text = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\ntorch.manual_seed(0)\n"
+        "loader = DataLoader(range(8), shuffle=True)  # keep me\n"
+    )
+    expected = fix_text(text, "train.py", Settings(), unsafe=True)
+    assert expected.error is None and expected.new_text != text
+    real = context.positions
+    monkeypatch.setattr(context, "positions", lambda module: (real(module)[0], None))
+    fixed = fix_text(text, "train.py", Settings(), unsafe=True)
+    assert (fixed.new_text, fixed.error) == (expected.new_text, None)
