@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import io
 import json
 import logging
@@ -262,6 +263,19 @@ class Projects:
         ``run.loader_names``), found once per project (again after a file changed)."""
         return self._setup(find_root(Path(path)), settings).hidden_loaders()
 
+    @staticmethod
+    def prepare(path: Path, folder: Path) -> None:
+        """The project of ``path`` read once ahead (what its files bind, summarised and kept
+        in the process by their stat keys), by a setup and settings of its own that are then
+        dropped: the first buffer's setup walks the files again and reads only those new or
+        changed since, with the configuration as it is then (files and configurations written
+        after the server started are seen, as without this)."""
+        resolver = SettingsResolver({}, check=check_selectors)
+        settings = resolver.for_path(path)
+        if settings.config_file is None:
+            settings = replace(settings, root=folder)
+        ProjectSetup(resolver, settings, None, 1, find_root(path)).hidden_loaders()
+
     def bound(self, path: str, settings: Settings, summary: ModuleSummary) -> None:
         """What the buffer at ``path`` binds, as its text is now (its project's loader names
         follow it)."""
@@ -451,6 +465,20 @@ class SeedlintServer(LanguageServer):
         for old in done:
             old.release()
         self.warm()
+
+    def prepare_projects(self) -> None:
+        """Each workspace folder's project read while the editor opens nothing yet (the
+        project's files that may define a loader class, summarised: :meth:`Projects.prepare`),
+        which the first buffer's check would otherwise wait for; never raises."""
+        for folder in list(self.workspace.folders.values()):
+            folder_path = to_fs_path(folder.uri)
+            if folder_path is None or not Path(folder_path).is_dir():
+                continue
+            probe = Path(folder_path) / "__init__.py"  # a file of the folder, for its settings
+            try:
+                self.projects.prepare(probe, Path(folder_path))
+            except Exception:  # a broken configuration, an unreadable folder: said at the check
+                log.debug("seedlint could not prepare %s", folder_path, exc_info=True)
 
     def warm(self) -> None:
         """Once the first diagnostics are out: libcst (the fixes) imported in the background,
@@ -980,6 +1008,10 @@ def build() -> SeedlintServer:
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: SeedlintServer, params: types.InitializedParams) -> None:
+        # once this notification is handled, before any buffer is opened (no loop running: a
+        # test calling the handler)
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().call_soon(ls.prepare_projects)
         capability = ls.client_capabilities.workspace
         watched = capability.did_change_watched_files if capability else None
         if watched is None or not watched.dynamic_registration:

@@ -371,3 +371,37 @@ def test_a_changed_pyproject_is_read_again_without_the_client(tmp_path: Path) ->
     assert harness.published[-1].version == 2
     assert harness.published[-1].diagnostics
     assert not any(d.code == "RNG001" for d in harness.published[-1].diagnostics)
+
+
+def test_the_workspace_folders_project_is_read_before_a_buffer_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once initialized, the server reads its workspace folder's files for their loader
+    classes before any buffer opens: the first buffer's check reads only the files written since
+    (none read twice), and knows the loader classes of both, whose names have no loader
+    word."""
+    from seedlint.run.loader_names import LoaderNames
+
+    (tmp_path / ".git").mkdir()
+    loader = "from torch.utils.data import DataLoader\n\n\nclass {}(DataLoader):\n    pass\n"
+    (tmp_path / "feeders.py").write_text(loader.format("Feeder"), encoding="utf-8")
+    read: list[str] = []
+    original = LoaderNames.from_files
+
+    def counted(self: LoaderNames, paths: list[str], *args: Any) -> Any:
+        read.extend(Path(path).name for path in paths)
+        return original(self, paths, *args)
+
+    monkeypatch.setattr(LoaderNames, "from_files", counted)
+    harness = Harness(tmp_path)
+    harness.server.prepare_projects()
+    assert read == ["feeders.py"]
+    (tmp_path / "pumps.py").write_text(loader.format("Pump"), encoding="utf-8")
+    uri = harness.open(
+        "train.py",
+        "from feeders import Feeder\nfrom pumps import Pump\n\n"
+        "feed = Feeder(range(8), shuffle=True)\npump = Pump(range(8), shuffle=True)\n",
+    )
+    assert sorted(read) == ["feeders.py", "pumps.py", "train.py"]  # feeders.py once
+    rows = [(d.range.start.line, d.code) for d in harness.published[-1].diagnostics]
+    assert harness.published[-1].uri == uri and rows == [(3, "RNG001"), (4, "RNG001")]
