@@ -214,3 +214,26 @@ def test_the_fix_of_a_module_with_inner_placeholders_is_the_whole_modules() -> N
         windowed = fix_text(NESTED, "m.py", SETTINGS, True)
     assert windowed.new_text == whole.new_text != NESTED
     assert "generator=" in windowed.new_text.split("first = DataLoader(")[1].split(")")[0]
+
+
+@pytest.mark.usefixtures("always")
+def test_a_window_that_serves_is_not_dropped_for_the_whole_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where libcst reproduces the window, the fixer and the json edits keep it: neither
+    starts again with the whole module (the other side of the test above)."""
+    rows: dict[str, list[object]] = {"_round_in": [], "_edits_in": []}
+    for name in rows:
+        real = getattr(fixing, name)
+
+        def spy(
+            *args: object, _real: object = real, _name: str = name, **options: object
+        ) -> object:
+            rows[_name].append(args[5])  # the rows of the window (None: the whole module)
+            return _real(*args, **options)  # type: ignore[operator]
+
+        monkeypatch.setattr(fixing, name, spy)
+    fixed, error, edits = _outcome(MODULE, "m.py")
+    assert error is None and fixed != MODULE and edits
+    assert rows["_round_in"] and all(isinstance(r, set) for r in rows["_round_in"])
+    assert rows["_edits_in"] and all(isinstance(r, set) for r in rows["_edits_in"])
