@@ -237,3 +237,48 @@ def test_a_window_that_serves_is_not_dropped_for_the_whole_module(
     assert error is None and fixed != MODULE and edits
     assert rows["_round_in"] and all(isinstance(r, set) for r in rows["_round_in"])
     assert rows["_edits_in"] and all(isinstance(r, set) for r in rows["_edits_in"])
+
+
+# A class whose methods import and read `__name__` (as a large trainer class does): no import
+# guard of the module, nor a `__main__` block.
+TRAINER = (
+    "import logging\n"
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "class Trainer:\n"
+    "    def name(self):\n"
+    "        return type(self).__name__\n"
+    "\n"
+    "    def helper(self):\n"
+    "        import json\n"
+    "        return json.dumps({})\n"
+    "\n"
+    "    def other(self):\n"
+    "        value = 1\n"
+    "        return value\n"
+    "\n"
+    "    def loader(self, data):\n"
+    "        return DataLoader(data, shuffle=True)\n"
+    "\n"
+    "def main():\n"
+    "    import os\n"
+    "    print(__name__, os.sep)\n"
+    "    return Trainer().loader(range(4))\n"
+)
+
+
+@pytest.mark.usefixtures("always")
+def test_a_class_that_imports_and_reads_its_name_gets_inner_placeholders() -> None:
+    """The methods that hold no finding stand as placeholders, except the one that imports
+    (kept as it is); the fix is the whole module's."""
+    made = make_window(TRAINER, ast.parse(TRAINER), {18}, inner=True)
+    assert made is not None
+    # not `helper`: it imports; `main` is kept (it imports) and its statements after the
+    # import stand out
+    assert made.holes == [(6, 7), (13, 15), (22, 23)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(window, "WINDOW_LINES", 10**9)
+        whole = fix_text(TRAINER, "m.py", SETTINGS, True)
+    windowed = fix_text(TRAINER, "m.py", SETTINGS, True)
+    assert windowed.error is None and windowed.new_text == whole.new_text != TRAINER

@@ -164,7 +164,11 @@ def make_window(
     for owner, (first, last, kept) in zip(_owners(tree, spans), spans):
         if inner and kept and owner is not None and owner is not tree.body[0]:
             segment = "".join(text_lines[first - 1 : last])
-            if _IMPORT.search(segment) is None and _MAIN.search(segment) is None:
+            # (a class's or function's own imports are no import guard of the module, nor its
+            # `__name__` a `__main__` block: the runs of its statements that import are kept
+            # as they are, the others stand for placeholders)
+            definition = isinstance(owner, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            if definition or (_IMPORT.search(segment) is None and _MAIN.search(segment) is None):
                 _inner_holes(owner, text_lines, wanted, inside)
     if not holes and not inside:
         return None
