@@ -425,6 +425,14 @@ class SeedlintServer(LanguageServer):
         if notebook is not None:  # the notebook itself, or one of its cells
             self.lint_notebook(notebook.uri)
             return
+        # The collector paused until the diagnostics are out: the check's tree, kept for the
+        # code actions, is young, and the first collections after the check would scan all of
+        # it while the diagnostics are converted and sent (they come after them instead).
+        with collector_paused():
+            self.lint_text(uri, again)
+
+    def lint_text(self, uri: str, again: bool) -> None:
+        """:meth:`lint` of a text buffer."""
         done: list[Linted] = []  # checks whose facts are released once the diagnostics are out
         try:
             document = self.workspace.get_text_document(uri)
