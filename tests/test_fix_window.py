@@ -282,3 +282,34 @@ def test_a_class_that_imports_and_reads_its_name_gets_inner_placeholders() -> No
         whole = fix_text(TRAINER, "m.py", SETTINGS, True)
     windowed = fix_text(TRAINER, "m.py", SETTINGS, True)
     assert windowed.error is None and windowed.new_text == whole.new_text != TRAINER
+
+
+GUARDS = (
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "for epoch in range(2):\n"
+    "    value = epoch\n"
+    "    loader = DataLoader(range(4), shuffle=True)\n"
+    "    print(value)\n"
+    "\n"
+    "try:\n"
+    "    import numpy\n"
+    "    count = 1\n"
+    "except ImportError:\n"
+    "    numpy = None\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    value = 1\n"
+    "    print(value)\n"
+)
+
+
+@pytest.mark.usefixtures("always")
+def test_an_import_guard_and_the_main_block_keep_their_statements() -> None:
+    """Inside a kept statement that is no definition, placeholders only where it neither
+    imports (an import guard, where a new import may go) nor reads `__name__` (the
+    `__main__` block, where a seed may go): the loop's other statements stand out."""
+    made = make_window(GUARDS, ast.parse(GUARDS), {6}, inner=True)
+    assert made is not None
+    assert made.holes == [(5, 5), (7, 7)]
