@@ -278,3 +278,93 @@ def test_rng005_for_a_dataset_class_of_another_module(
     assert [(Path(name).name, row, code, fix) for name, row, code, fix in found] == [
         ("train.py", 6, "RNG005", None)
     ]
+
+
+def _project_json(
+    folder: Path,
+    files: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *options: str,
+) -> list[dict[str, object]]:
+    """The json findings of ``seedlint check .`` over a project of ``files``."""
+    (folder / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    monkeypatch.chdir(folder)
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--output-format", "json", *options, "."])
+    found: list[dict[str, object]] = json.loads(capsys.readouterr().out)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("attribute", "shown"),
+    [
+        ("rng", "`self.rng`"),
+        ("abcdefghijklmno", "`self.abcdefghijklmno`"),  # 20 characters with `self.`
+        ("abcdefghijklmnop", "an RNG object"),  # 21: too long to name
+    ],
+)
+def test_rng005_of_another_module_names_a_short_attribute(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    attribute: str,
+    shown: str,
+) -> None:
+    """RNG005 at a loader over another module's dataset class names the RNG object when its
+    name is at most 20 characters long, and says "an RNG object" when it is longer."""
+    found = _project_json(
+        tmp_path,
+        {
+            "data.py": "import numpy as np\nfrom torch.utils.data import Dataset\n\n\n"
+            "class Noisy(Dataset):\n    def __init__(self):\n"
+            f"        self.{attribute} = np.random.default_rng()\n\n"
+            f"    def __getitem__(self, index):\n        return self.{attribute}.normal()\n",
+            "train.py": "from torch.utils.data import DataLoader\n\nfrom data import Noisy\n\n"
+            "loader = DataLoader(Noisy(), num_workers=2, worker_init_fn=None)\n",
+        },
+        monkeypatch,
+        capsys,
+        "--select",
+        "RNG005",
+    )
+    assert [f["message"] for f in found] == [
+        f"`Noisy` holds {shown} (`data.py:7`), copied into every worker: same draws"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("read", "expected"),
+    [
+        ('cfg.get("shuffle", False)', ["RNG001"]),  # the config sets it: true
+        ('cfg.get("quiet", True)', []),  # the config sets it: false
+        ('cfg.get("unset", False)', []),  # not set: the default
+        ('cfg.get("unset", True)', ["RNG001"]),
+        ('cfg.get("unset")', []),  # not set: None
+    ],
+)
+def test_a_config_read_with_get_reads_its_key(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    read: str,
+    expected: list[str],
+) -> None:
+    """``cfg.get(key, default)`` of a loaded config is the key's value where the config sets it
+    (its first argument), the default where it does not."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "shuffle: true\nquiet: false\n",
+            "train.py": "import yaml\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+            "torch.manual_seed(0)\n"
+            'with open("config.yaml") as f:\n    cfg = yaml.safe_load(f)\n'
+            f"loader = DataLoader(range(8), shuffle={read})\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [f["code"] for f in found] == expected
