@@ -80,6 +80,29 @@ WORKER_FUNCTIONS = (
 # (name, before, after, the options)
 FIXES = [
     (
+        "rng002 names its new function apart from a name read unbound after a function",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\ndef main():\n"
+        "    return DataLoader(range(8), num_workers=2)\n\n\nhooks = [seed_worker]\n",
+        "import random\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def seed_worker_(worker_id):\n"
+        '    """Seed this DataLoader worker\'s random streams (added by seedlint)."""\n'
+        "    worker_seed = torch.initial_seed() % 2**32\n    random.seed(worker_seed)\n\n\n"
+        "def main():\n    return DataLoader(range(8), num_workers=2, worker_init_fn=seed_worker_)\n"
+        "\n\nhooks = [seed_worker]\n",
+        [],
+    ),
+    (
+        "rng001 takes the seed a loaded config's `seed` key holds, read in the module",
+        "import json\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'with open("config.json") as f:\n    config = json.load(f)\n'
+        'print("seed", config["seed"])\nloader = DataLoader(range(8), shuffle=True)\n',
+        "import json\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'with open("config.json") as f:\n    config = json.load(f)\n'
+        'print("seed", config["seed"])\nloader = DataLoader(\n    range(8),\n'
+        '    shuffle=True,\n    generator=torch.Generator().manual_seed(config["seed"]),\n)\n',
+        [],
+    ),
+    (
         "rng004 reuses the last seeding call's literal",
         "import random\n\nimport torch\n\nrandom.seed(1234)\nx = torch.rand(3)\n",
         "import random\n\nimport torch\n\nrandom.seed(1234)\ntorch.manual_seed(1234)\n"
@@ -368,3 +391,44 @@ def test_a_config_read_with_get_reads_its_key(
         capsys,
     )
     assert [f["code"] for f in found] == expected
+
+
+HYDRA_TRAIN = (
+    "import os\n\nimport hydra\nimport torch\nimport yaml\n"
+    "from torch.utils.data import DataLoader\n\n\n"
+    '@hydra.main(version_base=None, config_path="conf", config_name="config")\n'
+    "def main(cfg):\n"
+    "    torch.manual_seed(0)\n"
+    "    DataLoader(range(8), shuffle=cfg.data.shuffle, num_workers=cfg.workers)\n"
+    "    DataLoader(range(8), shuffle=cfg.data.quiet, num_workers=cfg.workers)\n"
+    "\n\n"
+    'with open(os.path.join("conf", "data", "cifar.yaml")) as f:\n'
+    "    data = yaml.safe_load(f)\n"
+    'DataLoader(range(8), shuffle=data["shuffle"])\n'
+    'DataLoader(range(8), shuffle=data["quiet"])\n'
+)
+
+
+def test_hydra_defaults_plain_and_optional_and_a_joined_config_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Hydra defaults list with a plain config (`- base`), an `optional` group that exists
+    and one that does not; and a config opened at an `os.path.join` of literal parts: each
+    value is read from its file (workers 0 from base.yaml: no RNG002)."""
+    found = _project_json(
+        tmp_path,
+        {
+            "conf/config.yaml": "defaults:\n  - base\n  - optional data: cifar\n"
+            "  - optional missing: nothing\n  - _self_\n",
+            "conf/base.yaml": "workers: 0\n",
+            "conf/data/cifar.yaml": "shuffle: true\nquiet: false\n",
+            "train.py": HYDRA_TRAIN,
+        },
+        monkeypatch,
+        capsys,
+    )
+    origin = "set in conf/data/cifar.yaml:1"
+    assert [
+        (f["location"]["row"], f["code"], f["origin"]["source"])  # type: ignore[index]
+        for f in found
+    ] == [(12, "RNG001", origin), (18, "RNG001", origin)]
