@@ -299,3 +299,24 @@ def test_a_large_module_that_defines_a_builtins_name_keeps_its_calls(
     monkeypatch.setattr(parse, "LARGE", 100)
     monkeypatch.setattr(parse, "PIECE", 60)
     assert [(f.row, f.code) for f in check_text(text, "train.py", Settings()).findings] == whole
+
+
+def test_the_language_servers_quick_fix_carries_the_fixs_edit(tmp_path: Path) -> None:
+    """A code action request for a finding's line (the kept facts, no second check): the
+    quick fix's edit is the fix `--fix` writes, for each of the line's fixable findings."""
+    pytest.importorskip("pygls")
+    from lsprotocol import types
+
+    from tests.test_editor_server import Harness
+
+    harness = Harness(tmp_path)
+    text = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True)\n"
+    )
+    uri = harness.open("train.py", text)
+    actions = harness.actions(uri, 3, [types.CodeActionKind.QuickFix])
+    fixes = [a for a in actions if a.title.startswith("Pass `generator=")]
+    assert len(fixes) == 1 and fixes[0].edit is not None and fixes[0].edit.changes
+    edits = fixes[0].edit.changes[uri]
+    assert [e.new_text for e in edits] == [", generator=torch.Generator().manual_seed(0)"], edits

@@ -432,3 +432,53 @@ def test_hydra_defaults_plain_and_optional_and_a_joined_config_path(
         (f["location"]["row"], f["code"], f["origin"]["source"])  # type: ignore[index]
         for f in found
     ] == [(12, "RNG001", origin), (18, "RNG001", origin)]
+
+
+# One sample of each syntax of NEWER_SYNTAX, in its order: (the version, the sample).
+NEWER_SAMPLES = [
+    ((3, 10), "match command:\n    case [x]:\n        pass\n"),
+    ((3, 10), "with (open('a') as f, open('b') as g):\n    pass\n"),
+    ((3, 11), "try:\n    pass\nexcept* ValueError:\n    pass\n"),
+    ((3, 11), "x = a[*b]\n"),
+    ((3, 12), "type Batch = list[int]\n"),
+    ((3, 12), "def first[T](items: list[T]) -> T:\n    return items[0]\n"),
+    ((3, 12), 'x = f"{"nested"}"\n'),
+    ((3, 13), "def f[T = int](x: T) -> T:\n    return x\n"),
+    ((3, 14), "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n"),
+    ((3, 14), 'x = t"hello {name}"\n'),
+    ((3, 15), "lazy import json\n"),
+]
+
+
+@pytest.mark.parametrize(
+    ("index", "version", "sample"), [(i, *s) for i, s in enumerate(NEWER_SAMPLES)]
+)
+def test_each_newer_syntax_is_named_by_its_python(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    index: int,
+    version: tuple[int, int],
+    sample: str,
+) -> None:
+    """Every syntax a later Python adds (each entry of RNG000's table): a file using it that
+    this Python cannot parse is RNG000 saying a newer Python may read it; on a Python that has
+    it, the file is checked (no RNG000). The sample holds the entry's syntax."""
+    import sys
+
+    from seedlint.rules.rng000_invalid_file import NEWER_SYNTAX
+
+    assert len(NEWER_SYNTAX) == len(NEWER_SAMPLES)
+    assert NEWER_SYNTAX[index][0] == version
+    assert any(NEWER_SYNTAX[index][1].search(line) for line in sample.splitlines())
+    (tmp_path / "new.py").write_text(sample)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "new.py"])
+    messages = [f["message"] for f in json.loads(capsys.readouterr().out) if f["code"] == "RNG000"]
+    if version <= sys.version_info[:2]:
+        assert messages == []
+    elif version in ((3, 12), (3, 13)):  # PEP 695, 696, 701: lowered and checked, or the hint
+        assert all(m.endswith("a newer Python may read it)") for m in messages)
+    else:
+        assert len(messages) == 1 and messages[0].endswith("a newer Python may read it)")

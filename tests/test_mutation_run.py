@@ -342,3 +342,22 @@ def test_a_warm_run_after_the_projects_loader_classes_change(
         assert check(folder, capsys, *cache) == plain
         rows.append([(f["filename"], f["location"]["row"], f["code"]) for f in plain])
     assert rows == [[("train.py", 3, "RNG001")], [("train.py", 4, "RNG001")]]
+
+
+def test_a_configured_cache_dir_is_relative_to_its_configuration_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cache-dir` in the configuration file given (`--config`) names a folder beside that
+    file (as ruff reads it), not one in the working folder; the warm run finds the same."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[tool.seedlint]\ncache-dir = "build/lint"\n')
+    (folder / "train.py").write_text(SHUFFLED)
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    config = ["--config", str(folder / "pyproject.toml")]
+    first = check(folder, capsys, *config)
+    assert [(f["filename"], f["code"]) for f in first] == [("train.py", "RNG001")]
+    assert (folder / "build" / "lint").is_dir()
+    assert not (tmp_path / "build").exists() and not (tmp_path / ".seedlint_cache").exists()
+    assert check(folder, capsys, *config) == first
