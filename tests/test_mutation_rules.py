@@ -482,3 +482,58 @@ def test_each_newer_syntax_is_named_by_its_python(
         assert all(m.endswith("a newer Python may read it)") for m in messages)
     else:
         assert len(messages) == 1 and messages[0].endswith("a newer Python may read it)")
+
+
+@pytest.mark.parametrize(
+    ("opened", "followed"),
+    [
+        ('open("config.yaml")', True),
+        ('io.open("config.yaml")', True),
+        ('Path("config.yaml").open()', True),
+        ('other.open("config.yaml")', False),  # not io: some object's open
+        ('Folder("config.yaml").open()', False),  # not Path
+        ('str("config.yaml").open()', False),
+    ],
+)
+def test_each_spelling_of_opening_a_config(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    opened: str,
+    followed: bool,
+) -> None:
+    """A config loaded from `open(path)`, `io.open(path)` or `Path(path).open()` is read (its
+    `shuffle: false` holds: no finding); another object's `open` is not followed (the value may
+    be anything, as `json.load` of an unknown stream gives)."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "shuffle: false\n",
+            "train.py": "import io\nfrom pathlib import Path\n\nimport torch\nimport yaml\n"
+            "from torch.utils.data import DataLoader\n\nfrom lib import Folder, other\n\n"
+            f"torch.manual_seed(0)\nwith {opened} as f:\n    cfg = yaml.safe_load(f)\n"
+            'loader = DataLoader(range(8), shuffle=cfg["shuffle"])\n',
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [f["code"] for f in found] == ([] if followed else ["RNG001"])
+
+
+def test_a_config_get_with_a_computed_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cfg.get(key(), False)`: a key not written as a literal is no read the config model
+    follows (the value may be anything): RNG001, as for any unknown shuffle."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "shuffle: false\n",
+            "train.py": "import torch\nimport yaml\nfrom torch.utils.data import DataLoader\n\n"
+            'torch.manual_seed(0)\nwith open("config.yaml") as f:\n    cfg = yaml.safe_load(f)\n'
+            'loader = DataLoader(range(8), shuffle=cfg.get(str("shuffle"), False))\n',
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [(f["code"], f["location"]["row"]) for f in found] == [("RNG001", 8)]
