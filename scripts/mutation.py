@@ -149,6 +149,7 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("seedlint/fixes/*", FIXES),
     ("seedlint/engine/noqa.py", ("tests/test_mutants.py", *ENGINE)),
     ("seedlint/engine/fix.py", (*ENGINE, "tests/test_fix_window.py")),  # large modules' window
+    ("seedlint/engine/splice.py", ("tests/test_fix_splice.py", *ENGINE)),  # the joined trees
     ("seedlint/engine/*", ENGINE),
     ("seedlint/config.py", ("tests/test_mutants.py", "tests/test_mutation_config.py")),
     ("seedlint/report/*", ("tests/test_sarif_uri.py", "tests/test_mutation_report.py")),

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from seedlint import cli
+from seedlint import cli, report
 from tests.support import run_seedlint
 
 SAFE = (  # RNG001: a safe fix
@@ -360,3 +360,27 @@ def test_fix_previews_for_at_most_ten_files(
     )
     assert (left_out in out) is (files == 11)
     assert out.count("generator=torch.Generator().manual_seed(0))\n") == (10 if files == 10 else 0)
+
+
+@pytest.mark.parametrize("output_format", sorted(report.FORMATS))
+def test_statistics_with_each_output_format(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    output_format: str,
+) -> None:
+    """Every output format reports a finding; ``--statistics`` is a usage error (exit 2) only
+    with the formats that cannot show its table (all but the human ones and json)."""
+    (tmp_path / "train.py").write_text(SAFE)
+    monkeypatch.chdir(tmp_path)
+    base = ["check", "--isolated", "--no-cache", "--output-format", output_format, "train.py"]
+    capsys.readouterr()
+    assert cli.main(base) == 1
+    assert capsys.readouterr().out.strip()
+    tabled = output_format in (*report.HUMAN, "json", "json-lines")
+    assert cli.main([*base, "--statistics"]) == (1 if tabled else 2)
+    out, err = capsys.readouterr()
+    if tabled:
+        assert "RNG001" in out
+    else:
+        assert "--statistics prints a table" in err

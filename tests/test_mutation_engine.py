@@ -339,3 +339,24 @@ def test_the_whole_texts_compile_check_without_a_splice(
         assert result.new_text == text and result.fixed == []
         assert result.error is not None and "does not compile" in result.error
         assert "RNG001" in result.error
+
+
+def test_the_language_servers_quick_fix_carries_the_fixs_edit(tmp_path: Path) -> None:
+    """A code action request for a finding's line (the kept facts, no second check): the
+    quick fix's edit is the fix `--fix` writes, for each of the line's fixable findings."""
+    pytest.importorskip("pygls")
+    from lsprotocol import types
+
+    from tests.test_editor_server import Harness
+
+    harness = Harness(tmp_path)
+    text = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True)\n"
+    )
+    uri = harness.open("train.py", text)
+    actions = harness.actions(uri, 3, [types.CodeActionKind.QuickFix])
+    fixes = [a for a in actions if a.title.startswith("Pass `generator=")]
+    assert len(fixes) == 1 and fixes[0].edit is not None and fixes[0].edit.changes
+    edits = fixes[0].edit.changes[uri]
+    assert [e.new_text for e in edits] == [", generator=torch.Generator().manual_seed(0)"], edits

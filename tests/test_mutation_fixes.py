@@ -233,3 +233,78 @@ def test_the_fix_is_the_same_where_libcsts_code_generation_gives_no_text(
     monkeypatch.setattr(context, "positions", lambda module: (real(module)[0], None))
     fixed = fix_text(text, "train.py", Settings(), unsafe=True)
     assert (fixed.new_text, fixed.error) == (expected.new_text, None)
+
+
+# -- two fixes replacing the same call differently are two changes, not one ----------------------
+SHUFFLED_WORKERS = (
+    "import random\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n\n"
+    "def seed_worker(worker_id):\n    random.seed(torch.initial_seed() % 2**32)\n\n\n"
+    "loader = DataLoader(range(8), shuffle=True, num_workers=4)\n"
+)
+
+
+def test_two_fixes_of_one_call_are_counted_once_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """RNG001 and RNG002 at one call both replace the call (the module's `seed_worker` is
+    there to pass): the second waits for the next round, and each finding is fixed once."""
+    from seedlint import cli
+
+    (tmp_path / "train.py").write_text(SHUFFLED_WORKERS)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(["check", "--isolated", "--no-cache", "--fix", "train.py"])
+    assert capsys.readouterr().out.splitlines() == ["Found 2 findings (2 fixed, 0 remaining)."]
+    assert code == 0
+    assert (
+        (tmp_path / "train.py")
+        .read_text()
+        .endswith(
+            "loader = DataLoader(\n    range(8),\n    shuffle=True,\n    num_workers=4,\n"
+            "    generator=torch.Generator().manual_seed(torch.initial_seed()),\n"
+            "    worker_init_fn=seed_worker,\n)\n"
+        )
+    )
+
+
+# -- the window of a large module: statements after two on one line, a change at a placeholder ---
+WINDOWED = (
+    '"""Doc."""\n'
+    "import torch\n"
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "A = 1\n"
+    "loader = DataLoader(range(8), shuffle=True)\n"
+    "C = 2; D = 3\n"
+    "E = 4\n"
+    "F = [\n"
+    "    5,\n"
+    "]\n"
+)
+
+
+def test_a_window_leaves_out_the_statements_after_two_on_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ast
+
+    from seedlint.fixes import window
+    from seedlint.fixes.window import OutsideWindow, make_window
+
+    monkeypatch.setattr(window, "WINDOW_LINES", 0)
+    made = make_window(WINDOWED, ast.parse(WINDOWED), {6})
+    assert made is not None
+    assert made.holes == [(5, 5), (7, 11)]  # A; `C = 2; D = 3` to F as one placeholder
+    assert made.text.splitlines()[4] == "()"
+    assert made.text.splitlines()[6:] == ['"""', "", "", "", '"""']
+    # A change of a placeholder's lines (a replacement, a deletion) cannot be carried back.
+    for changed in (
+        made.text.replace("()\n", "x = 1\n"),
+        made.text.replace("()\n", ""),
+        made.text.replace('"""\n\n\n\n"""\n', '"""\n\n\n\n"""\nG = 6\n'),
+    ):
+        if changed.endswith("G = 6\n"):  # an insertion after the module's last placeholder
+            assert made.restore(changed) == WINDOWED + "G = 6\n"
+            continue
+        with pytest.raises(OutsideWindow):
+            made.restore(changed)

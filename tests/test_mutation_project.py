@@ -6,6 +6,7 @@ after the other file changed (the cache must not serve the old answer).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -394,3 +395,61 @@ def test_a_worker_init_fn_stored_in_a_keyword_dict_is_no_seeding_helper(
     assert [(name, row, code) for name, row, code, _ in found] == [
         ("data.py", row, "RNG004") for row in rows
     ]
+
+
+TEST_MODULE = (
+    '"""Test functions are programs of their own, in a tests folder whatever the file\'s name."""\n'
+    "\nimport numpy as np\nimport torch\n\n\n"
+    "def test_forward_unseeded():\n"
+    "    np.random.seed(0)\n"
+    "    model = torch.nn.Linear(2, 2)\n"
+    "    assert model(torch.zeros(2)).shape == (2,)\n"
+    "\n\n"
+    "def test_forward_seeded():\n"
+    "    np.random.seed(0)\n"
+    "    torch.manual_seed(0)\n"
+    "    model = torch.nn.Linear(2, 2)\n"
+    "    assert model(torch.zeros(2)).shape == (2,)\n"
+)
+
+
+def test_a_test_function_in_a_test_folder_is_a_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `test_*` function is an entry point in a module of a `tests` or `test` folder (each
+    spelling, at any depth), not only in a `test_*.py` file: its program seeds numpy and never
+    torch, while the module as a whole seeds torch in its other test."""
+    (tmp_path / "pyproject.toml").write_text("")
+    folders = ["tests", "test", "src/tests", "pkg/test"]
+    for folder in folders:
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "checks.py").write_text(TEST_MODULE)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--output-format", "json", "."])
+    found = sorted(
+        (os.path.dirname(os.path.relpath(f["filename"])), f["location"]["row"], f["code"])
+        for f in json.loads(capsys.readouterr().out)
+    )
+    assert found == sorted((os.path.normpath(folder), 8, "RNG004") for folder in folders)
+
+
+CONFIGS = Path(__file__).parent / "fixtures" / "projects" / "configs_files"
+
+
+def test_a_config_value_names_its_file_and_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The origin of a value read from a YAML or JSON config is the file and the 1-based line
+    that sets it."""
+    monkeypatch.chdir(CONFIGS)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "."])
+    origins = [f["origin"] for f in json.loads(capsys.readouterr().out) if f["origin"]]
+    assert origins
+    for origin in origins:
+        path = Path(origin["filename"])
+        line = path.read_text().splitlines()[origin["row"] - 1]
+        assert origin["source"].endswith(f"{path.name}:{origin['row']}")
+        key = {"shuffle": "shuffle", "num_workers": "num_workers"}[origin["name"]]
+        assert key in line and origin["value"].lower() in line.lower(), (origin, line)

@@ -80,6 +80,29 @@ WORKER_FUNCTIONS = (
 # (name, before, after, the options)
 FIXES = [
     (
+        "rng002 names its new function apart from a name read unbound after a function",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\ndef main():\n"
+        "    return DataLoader(range(8), num_workers=2)\n\n\nhooks = [seed_worker]\n",
+        "import random\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def seed_worker_(worker_id):\n"
+        '    """Seed this DataLoader worker\'s random streams (added by seedlint)."""\n'
+        "    worker_seed = torch.initial_seed() % 2**32\n    random.seed(worker_seed)\n\n\n"
+        "def main():\n    return DataLoader(range(8), num_workers=2, worker_init_fn=seed_worker_)\n"
+        "\n\nhooks = [seed_worker]\n",
+        [],
+    ),
+    (
+        "rng001 takes the seed a loaded config's `seed` key holds, read in the module",
+        "import json\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'with open("config.json") as f:\n    config = json.load(f)\n'
+        'print("seed", config["seed"])\nloader = DataLoader(range(8), shuffle=True)\n',
+        "import json\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'with open("config.json") as f:\n    config = json.load(f)\n'
+        'print("seed", config["seed"])\nloader = DataLoader(\n    range(8),\n'
+        '    shuffle=True,\n    generator=torch.Generator().manual_seed(config["seed"]),\n)\n',
+        [],
+    ),
+    (
         "rng004 reuses the last seeding call's literal",
         "import random\n\nimport torch\n\nrandom.seed(1234)\nx = torch.rand(3)\n",
         "import random\n\nimport torch\n\nrandom.seed(1234)\ntorch.manual_seed(1234)\n"
@@ -278,3 +301,239 @@ def test_rng005_for_a_dataset_class_of_another_module(
     assert [(Path(name).name, row, code, fix) for name, row, code, fix in found] == [
         ("train.py", 6, "RNG005", None)
     ]
+
+
+def _project_json(
+    folder: Path,
+    files: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *options: str,
+) -> list[dict[str, object]]:
+    """The json findings of ``seedlint check .`` over a project of ``files``."""
+    (folder / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+    monkeypatch.chdir(folder)
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--output-format", "json", *options, "."])
+    found: list[dict[str, object]] = json.loads(capsys.readouterr().out)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("attribute", "shown"),
+    [
+        ("rng", "`self.rng`"),
+        ("abcdefghijklmno", "`self.abcdefghijklmno`"),  # 20 characters with `self.`
+        ("abcdefghijklmnop", "an RNG object"),  # 21: too long to name
+    ],
+)
+def test_rng005_of_another_module_names_a_short_attribute(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    attribute: str,
+    shown: str,
+) -> None:
+    """RNG005 at a loader over another module's dataset class names the RNG object when its
+    name is at most 20 characters long, and says "an RNG object" when it is longer."""
+    found = _project_json(
+        tmp_path,
+        {
+            "data.py": "import numpy as np\nfrom torch.utils.data import Dataset\n\n\n"
+            "class Noisy(Dataset):\n    def __init__(self):\n"
+            f"        self.{attribute} = np.random.default_rng()\n\n"
+            f"    def __getitem__(self, index):\n        return self.{attribute}.normal()\n",
+            "train.py": "from torch.utils.data import DataLoader\n\nfrom data import Noisy\n\n"
+            "loader = DataLoader(Noisy(), num_workers=2, worker_init_fn=None)\n",
+        },
+        monkeypatch,
+        capsys,
+        "--select",
+        "RNG005",
+    )
+    assert [f["message"] for f in found] == [
+        f"`Noisy` holds {shown} (`data.py:7`), copied into every worker: same draws"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("read", "expected"),
+    [
+        ('cfg.get("shuffle", False)', ["RNG001"]),  # the config sets it: true
+        ('cfg.get("quiet", True)', []),  # the config sets it: false
+        ('cfg.get("unset", False)', []),  # not set: the default
+        ('cfg.get("unset", True)', ["RNG001"]),
+        ('cfg.get("unset")', []),  # not set: None
+    ],
+)
+def test_a_config_read_with_get_reads_its_key(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    read: str,
+    expected: list[str],
+) -> None:
+    """``cfg.get(key, default)`` of a loaded config is the key's value where the config sets it
+    (its first argument), the default where it does not."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "shuffle: true\nquiet: false\n",
+            "train.py": "import yaml\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+            "torch.manual_seed(0)\n"
+            'with open("config.yaml") as f:\n    cfg = yaml.safe_load(f)\n'
+            f"loader = DataLoader(range(8), shuffle={read})\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [f["code"] for f in found] == expected
+
+
+HYDRA_TRAIN = (
+    "import os\n\nimport hydra\nimport torch\nimport yaml\n"
+    "from torch.utils.data import DataLoader\n\n\n"
+    '@hydra.main(version_base=None, config_path="conf", config_name="config")\n'
+    "def main(cfg):\n"
+    "    torch.manual_seed(0)\n"
+    "    DataLoader(range(8), shuffle=cfg.data.shuffle, num_workers=cfg.workers)\n"
+    "    DataLoader(range(8), shuffle=cfg.data.quiet, num_workers=cfg.workers)\n"
+    "\n\n"
+    'with open(os.path.join("conf", "data", "cifar.yaml")) as f:\n'
+    "    data = yaml.safe_load(f)\n"
+    'DataLoader(range(8), shuffle=data["shuffle"])\n'
+    'DataLoader(range(8), shuffle=data["quiet"])\n'
+)
+
+
+def test_hydra_defaults_plain_and_optional_and_a_joined_config_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Hydra defaults list with a plain config (`- base`), an `optional` group that exists
+    and one that does not; and a config opened at an `os.path.join` of literal parts: each
+    value is read from its file (workers 0 from base.yaml: no RNG002)."""
+    found = _project_json(
+        tmp_path,
+        {
+            "conf/config.yaml": "defaults:\n  - base\n  - optional data: cifar\n"
+            "  - optional missing: nothing\n  - _self_\n",
+            "conf/base.yaml": "workers: 0\n",
+            "conf/data/cifar.yaml": "shuffle: true\nquiet: false\n",
+            "train.py": HYDRA_TRAIN,
+        },
+        monkeypatch,
+        capsys,
+    )
+    origin = "set in conf/data/cifar.yaml:1"
+    assert [
+        (f["location"]["row"], f["code"], f["origin"]["source"])  # type: ignore[index]
+        for f in found
+    ] == [(12, "RNG001", origin), (18, "RNG001", origin)]
+
+
+# One sample of each syntax of NEWER_SYNTAX, in its order: (the version, the sample).
+NEWER_SAMPLES = [
+    ((3, 10), "match command:\n    case [x]:\n        pass\n"),
+    ((3, 10), "with (open('a') as f, open('b') as g):\n    pass\n"),
+    ((3, 11), "try:\n    pass\nexcept* ValueError:\n    pass\n"),
+    ((3, 11), "x = a[*b]\n"),
+    ((3, 12), "type Batch = list[int]\n"),
+    ((3, 12), "def first[T](items: list[T]) -> T:\n    return items[0]\n"),
+    ((3, 12), 'x = f"{"nested"}"\n'),
+    ((3, 13), "def f[T = int](x: T) -> T:\n    return x\n"),
+    ((3, 14), "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n"),
+    ((3, 14), 'x = t"hello {name}"\n'),
+    ((3, 15), "lazy import json\n"),
+]
+
+
+@pytest.mark.parametrize(
+    ("index", "version", "sample"), [(i, *s) for i, s in enumerate(NEWER_SAMPLES)]
+)
+def test_each_newer_syntax_is_named_by_its_python(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    index: int,
+    version: tuple[int, int],
+    sample: str,
+) -> None:
+    """Every syntax a later Python adds (each entry of RNG000's table): a file using it that
+    this Python cannot parse is RNG000 saying a newer Python may read it; on a Python that has
+    it, the file is checked (no RNG000). The sample holds the entry's syntax."""
+    import sys
+
+    from seedlint.rules.rng000_invalid_file import NEWER_SYNTAX
+
+    assert len(NEWER_SYNTAX) == len(NEWER_SAMPLES)
+    assert NEWER_SYNTAX[index][0] == version
+    assert any(NEWER_SYNTAX[index][1].search(line) for line in sample.splitlines())
+    (tmp_path / "new.py").write_text(sample)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "new.py"])
+    messages = [f["message"] for f in json.loads(capsys.readouterr().out) if f["code"] == "RNG000"]
+    if version <= sys.version_info[:2]:
+        assert messages == []
+    elif version in ((3, 12), (3, 13)):  # PEP 695, 696, 701: lowered and checked, or the hint
+        assert all(m.endswith("a newer Python may read it)") for m in messages)
+    else:
+        assert len(messages) == 1 and messages[0].endswith("a newer Python may read it)")
+
+
+@pytest.mark.parametrize(
+    ("opened", "followed"),
+    [
+        ('open("config.yaml")', True),
+        ('io.open("config.yaml")', True),
+        ('Path("config.yaml").open()', True),
+        ('other.open("config.yaml")', False),  # not io: some object's open
+        ('Folder("config.yaml").open()', False),  # not Path
+        ('str("config.yaml").open()', False),
+    ],
+)
+def test_each_spelling_of_opening_a_config(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    opened: str,
+    followed: bool,
+) -> None:
+    """A config loaded from `open(path)`, `io.open(path)` or `Path(path).open()` is read (its
+    `shuffle: false` holds: no finding); another object's `open` is not followed (the value may
+    be anything, as `json.load` of an unknown stream gives)."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "shuffle: false\n",
+            "train.py": "import io\nfrom pathlib import Path\n\nimport torch\nimport yaml\n"
+            "from torch.utils.data import DataLoader\n\nfrom lib import Folder, other\n\n"
+            f"torch.manual_seed(0)\nwith {opened} as f:\n    cfg = yaml.safe_load(f)\n"
+            'loader = DataLoader(range(8), shuffle=cfg["shuffle"])\n',
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [f["code"] for f in found] == ([] if followed else ["RNG001"])
+
+
+def test_a_config_get_with_a_computed_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cfg.get(key(), False)`: a key not written as a literal is no read the config model
+    follows (the value may be anything): RNG001, as for any unknown shuffle."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "shuffle: false\n",
+            "train.py": "import torch\nimport yaml\nfrom torch.utils.data import DataLoader\n\n"
+            'torch.manual_seed(0)\nwith open("config.yaml") as f:\n    cfg = yaml.safe_load(f)\n'
+            'loader = DataLoader(range(8), shuffle=cfg.get(str("shuffle"), False))\n',
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [(f["code"], f["location"]["row"]) for f in found] == [("RNG001", 8)]

@@ -285,3 +285,79 @@ def test_fix_of_one_file_named_twice(
     assert (tmp_path / "inside.py").read_text() == SHUFFLED.replace(
         "shuffle=True)", "shuffle=True, generator=torch.Generator().manual_seed(0))"
     )
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 3])
+def test_git_ignores_above_the_folder_stop_at_the_repository(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    depth: int,
+) -> None:
+    """A folder checked inside a git repository (at each depth below its root) follows the
+    `.gitignore` files from the repository's root down, never one above that root."""
+    outer = tmp_path / "outer"
+    repo = outer / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (outer / ".gitignore").write_text("outside_rule.py\n")  # not the repository's
+    (repo / ".gitignore").write_text("inside_rule.py\n")
+    folder = repo.joinpath(*[f"d{level}" for level in range(depth)])
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("outside_rule.py", "inside_rule.py", "kept.py"):
+        (folder / name).write_text(SHUFFLED)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert (
+        cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", str(folder)]) == 1
+    )
+    found = sorted(Path(f["filename"]).name for f in json.loads(capsys.readouterr().out))
+    assert found == ["kept.py", "outside_rule.py"]
+
+
+def test_a_warm_run_after_the_projects_loader_classes_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that calls the project's loader classes by names of its own (no loader word in
+    it): after another module makes a different name the loader class, a warm run finds what a
+    run without the cache finds (the cached findings are kept by the project's loader names)."""
+    folder = tmp_path / "proj"
+    (folder / "pkg").mkdir(parents=True)
+    (folder / "pyproject.toml").write_text("")
+    (folder / "pkg" / "__init__.py").write_text("")
+    loaders = folder / "pkg" / "loaders.py"
+    template = "from torch.utils.data import DataLoader\n\n\nclass {0}(DataLoader):\n    pass\n"
+    template += "\n\nclass {1}:\n    def __init__(self, *args, **kwargs):\n        pass\n"
+    (folder / "train.py").write_text(
+        "from pkg.loaders import Audio, Feeder\n\n"
+        "audio = Audio(range(8), shuffle=True)\nfed = Feeder(range(8), shuffle=True)\n"
+    )
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    monkeypatch.chdir(tmp_path)
+    rows = []
+    for when, names in enumerate((("Audio", "Feeder"), ("Feeder", "Audio"))):
+        loaders.write_text(template.format(*names))
+        age(folder, OLD + when)
+        plain = check(folder, capsys, "--no-cache")
+        assert check(folder, capsys, *cache) == plain
+        assert check(folder, capsys, *cache) == plain
+        rows.append([(f["filename"], f["location"]["row"], f["code"]) for f in plain])
+    assert rows == [[("train.py", 3, "RNG001")], [("train.py", 4, "RNG001")]]
+
+
+def test_a_configured_cache_dir_is_relative_to_its_configuration_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cache-dir` in the configuration file given (`--config`) names a folder beside that
+    file (as ruff reads it), not one in the working folder; the warm run finds the same."""
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text('[tool.seedlint]\ncache-dir = "build/lint"\n')
+    (folder / "train.py").write_text(SHUFFLED)
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    config = ["--config", str(folder / "pyproject.toml")]
+    first = check(folder, capsys, *config)
+    assert [(f["filename"], f["code"]) for f in first] == [("train.py", "RNG001")]
+    assert (folder / "build" / "lint").is_dir()
+    assert not (tmp_path / "build").exists() and not (tmp_path / ".seedlint_cache").exists()
+    assert check(folder, capsys, *config) == first
