@@ -14,6 +14,7 @@ from seedlint.engine import fix as fixing
 from seedlint.engine.fix import edits_for, fix_text
 from seedlint.engine.selection import selection
 from seedlint.fixes import window
+from seedlint.fixes.text import lines
 from seedlint.fixes.window import OutsideWindow, make_window
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,9 +136,29 @@ def test_every_fixture_is_fixed_the_same_through_a_window() -> None:
             whole = _outcome(text, str(path))
             patch.setattr(window, "WINDOW_LINES", 0)
             windowed = _outcome(text, str(path))
-        assert windowed == whole, path
+        assert windowed[:2] == whole[:2], path
+        # Each fix's edits give the same text (an insertion among blank lines may be placed
+        # at either end of them: the whole module's edits come from its top-level statements)
+        assert _applied(text, windowed[2]) == _applied(text, whole[2]), path
         compared += 1
     assert compared > 150
+
+
+def _applied(text: str, edits: object) -> dict[object, str]:
+    """Each finding's fixed text, from its edits."""
+    assert isinstance(edits, dict)
+    found: dict[object, str] = {}
+    starts = [0]
+    for line in lines(text):  # the rows the edits count
+        starts.append(starts[-1] + len(line))
+    for key, each in edits.items():
+        out = text
+        for edit in sorted(each, key=lambda e: (e.row, e.col), reverse=True):
+            begin = starts[edit.row - 1] + edit.col
+            end = starts[edit.end_row - 1] + edit.end_col
+            out = out[:begin] + edit.content + out[end:]
+        found[key] = out
+    return found
 
 
 NESTED = (
@@ -313,3 +334,27 @@ def test_an_import_guard_and_the_main_block_keep_their_statements() -> None:
     made = make_window(GUARDS, ast.parse(GUARDS), {6}, inner=True)
     assert made is not None
     assert made.holes == [(5, 5), (7, 7)]
+
+
+@pytest.mark.usefixtures("always")
+def test_the_json_edits_use_inner_placeholders_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quick fix in a large class parses the finding's method, not the whole class: each
+    fix's edits go through the window with inner placeholders, and give the whole module's
+    fixed text."""
+    made: list[object] = []
+    real = window.make_window
+
+    def spy(*args: object, **options: object) -> object:
+        found = real(*args, **options)  # type: ignore[arg-type]
+        made.append(found)
+        return found
+
+    monkeypatch.setattr(window, "make_window", spy)
+    edits = edits_for(TRAINER.encode(), "m.py", SETTINGS)
+    assert edits and made
+    holes = [found.holes for found in made if isinstance(found, window.Window)]
+    assert holes and all((13, 15) in each for each in holes)  # `other`, inside the class
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(window, "WINDOW_LINES", 10**9)
+        whole = edits_for(TRAINER.encode(), "m.py", SETTINGS)
+    assert _applied(TRAINER, edits) == _applied(TRAINER, whole)

@@ -537,7 +537,7 @@ def _edits_in(
     from seedlint.fixes.window import OutsideWindow
 
     try:
-        ctx = _context(document.text, checked, settings, rows, window_lines)
+        ctx = _context(document.text, checked, settings, rows, window_lines, inner=True)
     except Exception as error:  # libcst cannot parse it, or it is nested too deeply
         if rows is not None:  # perhaps the window's text only: try the whole module
             raise OutsideWindow("libcst cannot parse the window") from error

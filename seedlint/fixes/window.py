@@ -126,8 +126,8 @@ def make_window(
     window would not help or cannot be made safely (see the module's text), or for a module of
     fewer than ``min_lines`` lines (default :data:`WINDOW_LINES`). With ``inner``, also the
     statements inside the kept ones that hold none of those rows (:func:`_inner_holes`: for
-    ``--fix``, whose result is the text; the json edits of a fix, made from its top-level
-    statements' code, keep to top-level placeholders)."""
+    ``--fix`` and for each fix's edits, the json edits and the quick fixes, which through a
+    window come from the restored text, not from the top-level statements' code)."""
     text_lines = lines(text)
     least = WINDOW_LINES if min_lines is None else min_lines
     if len(text_lines) < least or not tree.body:
