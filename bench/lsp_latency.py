@@ -25,7 +25,9 @@ as "code actions". At the end it times a quick fix (the request for the finding'
 server started half a second before.
 
 ``--file PATH`` runs on a real file (e.g. one of bench/corpus) instead of the generated one:
-each change edits a comment line appended to it.
+each change edits a comment line appended to it. ``--project`` makes the temporary folder a
+project (a ``.git`` folder in it), whose files the server reads once it is initialized,
+before the file is opened; without it the folder is in no project and is not read ahead.
 
 Usage::
 
@@ -436,6 +438,11 @@ def main() -> int:
         "--in-process", type=int, metavar="N", help="time N lint() calls in this process only"
     )
     parser.add_argument("--file", type=Path, help="a real file instead of the generated one")
+    parser.add_argument(
+        "--project",
+        action="store_true",
+        help="the folder is a project (a .git folder in it), as an editor's workspace mostly is",
+    )
     args = parser.parse_args()
     override = os.environ.get("SEEDLINT_BENCH_SEEDLINT")
     base = shlex.split(override) if override else [sys.executable, "-m", "seedlint"]
@@ -449,6 +456,8 @@ def main() -> int:
         name = args.file.name if args.file is not None else "train_generated.py"
         path = Path(folder) / name
         path.write_text(text, encoding="utf-8")
+        if args.project:  # the server reads a project's files once it is initialized
+            (Path(folder) / ".git").mkdir()
         if args.in_process:
             print(in_process(text, args.in_process, Path(folder)))
             return 0

@@ -76,7 +76,7 @@ from seedlint.fixes.text import lines as split_lines
 from seedlint.fixes.text import minimal_edits
 from seedlint.prefilter.words import loader_in_code, names_project_loader, project_loaders_set
 from seedlint.project.index import ProjectIndex, activated, needs_project, project_decides
-from seedlint.project.layout import find_root
+from seedlint.project.layout import find_root, project_root
 from seedlint.project.summary import ModuleSummary, may_need_project, needs_tree, summarize
 from seedlint.report import rule_url
 from seedlint.rules.rng000_invalid_file import InvalidFile
@@ -104,6 +104,32 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
 SETTINGS_FILES = tuple(dict.fromkeys((*CONFIG_FILES, *FORMATTER_FILES)))
 
 log = logging.getLogger(__name__)
+
+# A script with a finding of most rules, checked once when the client is initialized (the
+# first buffer's check then imports and compiles nothing of its own).
+WARM_SCRIPT = """\
+import random
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, random_split
+
+
+class Data(torch.utils.data.Dataset):
+    def __init__(self):
+        self.rng = np.random.default_rng()
+
+
+def main(args):
+    train, test = random_split(Data(), [8, 2])
+    loader = DataLoader(train, shuffle=True, num_workers=args.workers)
+    torch.cuda.manual_seed(random.randint(0, 9))
+    return loader
+
+
+if __name__ == "__main__":
+    main(None)
+"""
 
 
 @dataclass
@@ -261,7 +287,7 @@ class Projects:
     def hidden_loaders(self, path: str, settings: Settings) -> frozenset[str]:
         """The buffer's project's loader names that no loader word finds (see
         ``run.loader_names``), found once per project (again after a file changed)."""
-        return self._setup(find_root(Path(path)), settings).hidden_loaders()
+        return self._setup(find_root(Path(path)), settings).hidden_loaders(path)
 
     @staticmethod
     def prepare(path: Path, folder: Path) -> None:
@@ -477,16 +503,23 @@ class SeedlintServer(LanguageServer):
     def prepare_projects(self) -> None:
         """Each workspace folder's project read while the editor opens nothing yet (the
         project's files that may define a loader class, summarised: :meth:`Projects.prepare`),
-        which the first buffer's check would otherwise wait for; never raises."""
+        which the first buffer's check would otherwise wait for; a folder in no project (no
+        root marker at or above it, below the home folder) is not read; never raises."""
         for folder in list(self.workspace.folders.values()):
             folder_path = to_fs_path(folder.uri)
             if folder_path is None or not Path(folder_path).is_dir():
                 continue
+            if project_root(Path(folder_path)) is None:
+                continue  # no project (a home folder, `/`): each buffer's own folder is one
             probe = Path(folder_path) / "__init__.py"  # a file of the folder, for its settings
             try:
                 self.projects.prepare(probe, Path(folder_path))
             except Exception:  # a broken configuration, an unreadable folder: said at the check
                 log.debug("seedlint could not prepare %s", folder_path, exc_info=True)
+        try:  # what a first check imports and compiles once, done on a script of its own
+            check_text(WARM_SCRIPT, "warm.py", Settings())
+        except Exception:
+            log.debug("seedlint could not warm its check", exc_info=True)
 
     def warm(self) -> None:
         """Once the first diagnostics are out: libcst (the fixes) imported in the background,

@@ -378,8 +378,8 @@ def test_the_workspace_folders_project_is_read_before_a_buffer_opens(
 ) -> None:
     """Once initialized, the server reads its workspace folder's files for their loader
     classes before any buffer opens: the first buffer's check reads only the files written since
-    (none read twice), and knows the loader classes of both, whose names have no loader
-    word."""
+    (none read twice, and not the buffer's own file), and knows the loader classes of both,
+    whose names have no loader word."""
     from seedlint.run.loader_names import LoaderNames
 
     (tmp_path / ".git").mkdir()
@@ -402,6 +402,35 @@ def test_the_workspace_folders_project_is_read_before_a_buffer_opens(
         "from feeders import Feeder\nfrom pumps import Pump\n\n"
         "feed = Feeder(range(8), shuffle=True)\npump = Pump(range(8), shuffle=True)\n",
     )
-    assert sorted(read) == ["feeders.py", "pumps.py", "train.py"]  # feeders.py once
+    # feeders.py once; train.py not at all (the buffer's text tells what it binds)
+    assert sorted(read) == ["feeders.py", "pumps.py"]
     rows = [(d.range.start.line, d.code) for d in harness.published[-1].diagnostics]
     assert harness.published[-1].uri == uri and rows == [(3, "RNG001"), (4, "RNG001")]
+
+
+def test_a_workspace_folder_in_no_project_is_not_read_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A workspace folder with no root marker at or above it (a home folder, say) is no
+    project: nothing is read before a buffer opens (its files are not one program, and
+    reading them all could take long)."""
+    from seedlint.project import layout
+    from seedlint.run.loader_names import LoaderNames
+
+    monkeypatch.setattr(layout, "_home", lambda: tmp_path.parent)  # the search stops there
+    loader = "from torch.utils.data import DataLoader\n\n\nclass Feeder(DataLoader):\n    pass\n"
+    (tmp_path / "feeders.py").write_text(loader, encoding="utf-8")
+    read: list[str] = []
+    original = LoaderNames.from_files
+
+    def counted(self: LoaderNames, paths: list[str], *args: Any) -> Any:
+        read.extend(Path(path).name for path in paths)
+        return original(self, paths, *args)
+
+    monkeypatch.setattr(LoaderNames, "from_files", counted)
+    harness = Harness(tmp_path)
+    harness.server.prepare_projects()
+    assert read == []
+    (tmp_path / ".git").mkdir()  # now a project: read ahead
+    harness.server.prepare_projects()
+    assert read == ["feeders.py"]
