@@ -57,6 +57,7 @@ from seedlint.config import (
     ConfigError,
     Settings,
     SettingsResolver,
+    find_line_length_file,
 )
 from seedlint.core import Edit, Finding, FixAvailability
 from seedlint.documents import DecodeError, DocumentError, NotebookDocument, Source, read_document
@@ -351,6 +352,7 @@ class SeedlintServer(LanguageServer):
         self.lazy_edits = False
         self.warmed = False
         self.settings_stamps: dict[Path, tuple[tuple[str, int, int], ...]] = {}
+        self.settings_tops: dict[Path, Optional[Path]] = {}
 
     # -- settings ------------------------------------------------------------------------------
     def reload(self) -> None:
@@ -361,6 +363,7 @@ class SeedlintServer(LanguageServer):
         self.detecting.clear()
         self.shown_errors.clear()
         self.settings_stamps.clear()
+        self.settings_tops.clear()
         for uri in list(self.linted):
             self.lint(uri, again=True)
 
@@ -368,8 +371,14 @@ class SeedlintServer(LanguageServer):
         """Whether a settings file (``pyproject.toml``, ``seedlint.toml``, ``ruff.toml``...) in
         the folders above ``path`` changed, appeared or went since the last check of a buffer
         there: the server reads them again by itself, whether or not the client reports file
-        changes (Neovim 0.7 and eglot do not watch files). A few ``stat`` calls per check."""
+        changes (Neovim 0.7 and eglot do not watch files). A few ``stat`` calls per check: up
+        to the folder of the configuration the settings come from (and of the one the line
+        length comes from), above which no file can change them while those stay as they are
+        (a change to either reloads the settings, and the folders are found again)."""
         folder = path.parent
+        if folder not in self.settings_tops:
+            self.settings_tops[folder] = self.settings_top(path)
+        top = self.settings_tops[folder]
         stamps = []
         for directory in (folder, *folder.parents):
             for name in SETTINGS_FILES:
@@ -379,10 +388,26 @@ class SeedlintServer(LanguageServer):
                 except OSError:
                     continue
                 stamps.append((str(candidate), stat.st_mtime_ns, stat.st_size))
+            if directory == top:
+                break
         stamp = tuple(stamps)
         previous = self.settings_stamps.get(folder)
         self.settings_stamps[folder] = stamp
         return previous is not None and previous != stamp
+
+    def settings_top(self, path: Path) -> Optional[Path]:
+        """The highest folder whose settings files the settings of ``path`` come from (its
+        seedlint configuration's, its line length's); None when either is found in no file
+        (a file may appear in any folder above)."""
+        try:
+            config = self.resolver.for_path(path).config_file
+        except ConfigError:
+            return None
+        line_length = find_line_length_file(path.parent)
+        if config is None or line_length is None:
+            return None
+        folders = (Path(os.path.abspath(config.parent)), Path(os.path.abspath(line_length.parent)))
+        return min(folders, key=lambda folder: len(folder.parts))
 
     def folder_of(self, path: Path) -> Optional[Path]:
         """The innermost workspace folder that holds ``path``."""

@@ -434,3 +434,28 @@ def test_a_workspace_folder_in_no_project_is_not_read_ahead(
     (tmp_path / ".git").mkdir()  # now a project: read ahead
     harness.server.prepare_projects()
     assert read == ["feeders.py"]
+
+
+def test_settings_files_are_looked_for_up_to_the_configuration_in_use(tmp_path: Path) -> None:
+    """The server notices a settings file that changed, appeared or went between the buffer
+    and the configuration its settings come from (and the one its line length comes from),
+    and stops looking above both: a file above them cannot change the settings while they
+    stay as they are. Where a file gives neither, it looks up to `/`."""
+    project = tmp_path / "project"
+    package = project / "pkg"
+    package.mkdir(parents=True)
+    config = project / "pyproject.toml"
+    config.write_text('[tool.seedlint]\nignore = ["RNG002"]\n\n[tool.ruff]\nline-length = 99\n')
+    buffer = package / "train.py"
+    harness = Harness(tmp_path)
+    server = harness.server
+    assert server.settings_changed(buffer) is False  # the first look
+    assert server.settings_tops[package] == project
+    (tmp_path / "ruff.toml").write_text("line-length = 80\n")  # above the project's: no matter
+    assert server.settings_changed(buffer) is False
+    (package / "seedlint.toml").write_text("ignore = []\n")  # below it: the settings change
+    assert server.settings_changed(buffer) is True
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert server.settings_changed(bare / "x.py") is False
+    assert server.settings_tops[bare] is None  # no configuration: every folder up to `/`
