@@ -384,3 +384,14 @@ def test_statistics_with_each_output_format(
         assert "RNG001" in out
     else:
         assert "--statistics prints a table" in err
+
+
+def test_verify_gets_every_argument_after_its_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``seedlint verify ...`` hands verify all of its own arguments (only the word ``verify``
+    dropped), so the first option is not lost."""
+    from seedlint import verify
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(verify, "main", lambda argv: seen.append(list(argv)) or 0)
+    assert cli.main(["verify", "--runs", "2", "--", "train.py"]) == 0
+    assert seen == [["--runs", "2", "--", "train.py"]]

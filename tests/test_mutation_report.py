@@ -12,6 +12,7 @@ statistics and the summary lines. After a deliberate change of a format, write t
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import sys
@@ -125,3 +126,21 @@ def test_the_preview_of_an_insertion_after_the_last_line(
         "  help: Add `torch.manual_seed(0)` after the last seeding call\n  |\n"
         "8 |     random.seed(0)\n9 +     torch.manual_seed(0)\n  |\n"
     ) in out
+
+
+def test_gitlab_paths_are_relative_to_ci_project_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With ``CI_PROJECT_DIR`` set, the GitLab report's paths are relative to it, not to the
+    working directory (here a folder inside the project)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "train.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True)\n"
+    )
+    monkeypatch.chdir(tmp_path / "sub")
+    monkeypatch.setenv("CI_PROJECT_DIR", str(tmp_path))
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "gitlab", "train.py"])
+    paths = {item["location"]["path"] for item in json.loads(capsys.readouterr().out)}
+    assert paths == {"sub/train.py"}
