@@ -373,18 +373,13 @@ def test_a_changed_pyproject_is_read_again_without_the_client(tmp_path: Path) ->
     assert not any(d.code == "RNG001" for d in harness.published[-1].diagnostics)
 
 
-def test_the_workspace_folders_project_is_read_before_a_buffer_opens(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Once initialized, the server reads its workspace folder's files for their loader
-    classes before any buffer opens: the first buffer's check reads only the files written since
-    (none read twice, and not the buffer's own file), and knows the loader classes of both,
-    whose names have no loader word."""
+LOADER_CLASS = "from torch.utils.data import DataLoader\n\n\nclass {}(DataLoader):\n    pass\n"
+
+
+def _loader_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files read for their loader classes, as they are read."""
     from seedlint.run.loader_names import LoaderNames
 
-    (tmp_path / ".git").mkdir()
-    loader = "from torch.utils.data import DataLoader\n\n\nclass {}(DataLoader):\n    pass\n"
-    (tmp_path / "feeders.py").write_text(loader.format("Feeder"), encoding="utf-8")
     read: list[str] = []
     original = LoaderNames.from_files
 
@@ -393,10 +388,23 @@ def test_the_workspace_folders_project_is_read_before_a_buffer_opens(
         return original(self, paths, *args)
 
     monkeypatch.setattr(LoaderNames, "from_files", counted)
+    return read
+
+
+def test_the_workspace_folders_project_is_read_before_a_buffer_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once initialized, the server reads its workspace folder's files for their loader
+    classes before any buffer opens: the first buffer's check reads only the files written since
+    (none read twice, and not the buffer's own file), and knows the loader classes of both,
+    whose names have no loader word."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "feeders.py").write_text(LOADER_CLASS.format("Feeder"), encoding="utf-8")
+    read = _loader_reads(monkeypatch)
     harness = Harness(tmp_path)
     harness.server.prepare_projects()
     assert read == ["feeders.py"]
-    (tmp_path / "pumps.py").write_text(loader.format("Pump"), encoding="utf-8")
+    (tmp_path / "pumps.py").write_text(LOADER_CLASS.format("Pump"), encoding="utf-8")
     uri = harness.open(
         "train.py",
         "from feeders import Feeder\nfrom pumps import Pump\n\n"
@@ -415,19 +423,10 @@ def test_a_workspace_folder_in_no_project_is_not_read_ahead(
     project: nothing is read before a buffer opens (its files are not one program, and
     reading them all could take long)."""
     from seedlint.project import layout
-    from seedlint.run.loader_names import LoaderNames
 
     monkeypatch.setattr(layout, "_home", lambda: tmp_path.parent)  # the search stops there
-    loader = "from torch.utils.data import DataLoader\n\n\nclass Feeder(DataLoader):\n    pass\n"
-    (tmp_path / "feeders.py").write_text(loader, encoding="utf-8")
-    read: list[str] = []
-    original = LoaderNames.from_files
-
-    def counted(self: LoaderNames, paths: list[str], *args: Any) -> Any:
-        read.extend(Path(path).name for path in paths)
-        return original(self, paths, *args)
-
-    monkeypatch.setattr(LoaderNames, "from_files", counted)
+    (tmp_path / "feeders.py").write_text(LOADER_CLASS.format("Feeder"), encoding="utf-8")
+    read = _loader_reads(monkeypatch)
     harness = Harness(tmp_path)
     harness.server.prepare_projects()
     assert read == []
