@@ -13,7 +13,6 @@ import difflib
 import hashlib
 import json
 import os
-import xml.sax.saxutils
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -488,6 +487,8 @@ def azure(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] =
 
 
 def _attribute(value: str) -> str:
+    import xml.sax.saxutils  # only the junit report: it imports urllib, http and email (~20 ms)
+
     return xml.sax.saxutils.quoteattr(_xml_text(value))
 
 
@@ -504,6 +505,8 @@ def junit(findings: Sequence[Finding], sources: Optional[dict[str, list[str]]] =
     """ruff's ``junit``: a test suite per file, a failing test case ``org.seedlint.CODE`` per
     finding (``line``, ``column``; the fix's title after the message); one passing case when
     there is no finding."""
+    import xml.sax.saxutils
+
     out = ['<?xml version="1.0" encoding="UTF-8"?>']
     count = len(findings)
     head = f'<testsuites name="seedlint" tests="{max(count, 1)}" failures="{count}" errors="0">'
