@@ -313,3 +313,87 @@ def test_seeded_factories_are_found_under_any_spelling() -> None:
     facts = ModuleFacts(ast.parse(source), AnalysisOptions(), source, "m.py")
     found = [call.args[0].value for call, _ in seeding_calls(facts)]  # type: ignore[attr-defined]
     assert found == [1, 2, 3, 4]
+
+
+WORKERS_CLASS = (
+    "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+    "class Evaluator:\n    def __init__(self, data):\n"
+    "        self.loader = DataLoader(data, num_workers=2)\n\n\n"
+    'if __name__ == "__main__":\n    Evaluator(range(8))\n'
+)
+WORKERS_SCRIPT = (
+    "import torch\nfrom torch.utils.data import DataLoader\n\n"
+    "loader = DataLoader(range(8), num_workers=2, generator=None)\nprint(list(loader))\n"
+)
+WORKERS_SUBCLASS = (  # its __init__ takes worker_init_fn, not generator
+    "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+    "class Loader(DataLoader):\n"
+    "    def __init__(self, data, num_workers=0, worker_init_fn=None):\n"
+    "        super().__init__(data, num_workers=num_workers, worker_init_fn=worker_init_fn)\n\n\n"
+    "loader = Loader(range(8), num_workers=2)\nprint(list(loader))\n"
+)
+_WORKER = (
+    "Pass `worker_init_fn=seed_worker`, a new module-level function that reseeds each worker's "
+    "`random`"
+)
+_NEW_SEED = " and add `SEED = 0` where the program starts (it seeds nothing)"
+
+
+@pytest.mark.parametrize(
+    ("text", "seeded", "title", "safe"),
+    [
+        (
+            WORKERS_CLASS,
+            False,
+            f"{_WORKER}, with `generator=torch.Generator().manual_seed(SEED)`{_NEW_SEED}",
+            False,
+        ),
+        (
+            WORKERS_CLASS,
+            True,
+            f"{_WORKER}, with `generator=torch.Generator().manual_seed(1)`",
+            True,
+        ),
+        (
+            WORKERS_SCRIPT,
+            False,
+            f"{_WORKER}, with `generator=torch.Generator().manual_seed(0)`",
+            True,
+        ),
+        (
+            WORKERS_SCRIPT,
+            True,
+            f"{_WORKER}, with `generator=torch.Generator().manual_seed(1)`",
+            True,
+        ),
+        (WORKERS_SUBCLASS, False, None, False),  # a worker_init_fn alone: the workers stay random
+        (WORKERS_SUBCLASS, True, _WORKER, False),  # the base seed follows torch.manual_seed(1)
+    ],
+)
+def test_the_rng002_fix_in_a_program_that_seeds_nothing_also_seeds_the_base_seed(
+    text: str, seeded: bool, title: str | None, safe: bool
+) -> None:
+    """In a script that seeds nothing, the global generator that draws the workers' base seed
+    is unseeded: the RNG002 fix passes a seeded ``generator=`` too (the fix-seed literal where
+    the script makes the loader, else a new ``SEED`` constant: unsafe), or offers no fix."""
+    if seeded:
+        lines = text.split("\n")
+        at = next(i for i, line in enumerate(lines) if line.startswith(("if __name__", "loader")))
+        indent = "    " if lines[at].startswith("if") else ""
+        lines.insert(at + 1 if indent else at, f"{indent}torch.manual_seed(1)")
+        text = "\n".join(lines)
+    findings = [f for f in check_text(text, "x.py", Settings()).findings if f.code == "RNG002"]
+    assert len(findings) == 1
+    fix = findings[0].fix
+    assert (fix.message if fix else None) == title
+    if fix is None:
+        assert fix_text(text, "x.py", Settings(), unsafe=True).new_text == text
+        return
+    assert findings[0].fixable is safe
+    after = fix_text(text, "x.py", Settings(), unsafe=True).new_text
+    assert ("SEED = 0\n" in after) is ("SEED" in title)
+    written = title.split("`generator=")[1].split("`")[0] if "generator=" in title else None
+    assert (written is not None and written in after) or (
+        written is None and "generator=" not in after
+    )
+    assert "worker_init_fn=seed_worker" in after and "generator=None" not in after

@@ -51,6 +51,42 @@ def test_a_program_with_no_seed_is_fixed_only_by_an_unsafe_fix_that_adds_one(
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "safe"),
+    [
+        ("unseeded_script_workers.py", True),  # the script's entry point: the fix-seed literal
+        ("unseeded_class_workers.py", False),  # in a class: a new SEED constant, unsafe
+    ],
+)
+def test_the_rng002_fix_in_a_program_with_no_seed_seeds_the_workers(
+    tmp_path: Path, name: str, safe: bool
+) -> None:
+    """Nothing seeds torch: a ``worker_init_fn`` alone would reseed each worker from a random
+    base seed. The fix also passes a seeded ``generator=`` (the fix-seed literal where the script
+    makes the loader, else a new ``SEED`` constant: unsafe), and the runs repeat."""
+    (script,) = copy(tmp_path, name)
+    before = script.read_bytes()
+    first, second = run_scripts(script, script)
+    assert first != second  # every worker's base seed is drawn from the unseeded generator
+    result = seedlint("--fix", "--select", "RNG002", script.name, cwd=tmp_path)
+    if not safe:
+        assert result.returncode == 1  # never "fixed" while the workers stay random
+        assert "--unsafe-fixes" in result.stdout + result.stderr
+        assert script.read_bytes() == before
+        result = seedlint(
+            "--fix", "--unsafe-fixes", "--select", "RNG002", script.name, cwd=tmp_path
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = script.read_text()
+    seed = "0" if safe else "SEED"
+    assert f"generator=torch.Generator().manual_seed({seed})" in text
+    assert "worker_init_fn=seed_worker" in text
+    assert ("SEED = 0" in text) is not safe
+    first, second = run_scripts(script, script)
+    assert first == second
+    assert len(json.loads(first)) == 4
+
+
 def test_the_rng002_fix_makes_the_workers_follow_the_program_s_seed(tmp_path: Path) -> None:
     a, b = copy(tmp_path, "worker_base_seed_a.py", "worker_base_seed_b.py")
     draws_a, draws_b = run_scripts(a, b)

@@ -75,7 +75,10 @@ def test_fix_titles_name_what_is_written(code: str, text: str, title: str) -> No
     ],
 )
 def test_rng002_title_names_the_streams_it_reseeds(head: str, streams: str) -> None:
-    text = head + "from torch.utils.data import DataLoader\n\nDataLoader(range(4), num_workers=2)\n"
+    loader = "DataLoader(range(4), num_workers=2)\n"
+    text = head + "from torch.utils.data import DataLoader\n\ntorch.manual_seed(0)\n" + loader
     (finding,) = check_text(text, "x.py", Settings(select=("RNG002",))).findings
     assert finding.fix is not None
-    assert finding.fix.message.endswith(f"reseeds each worker's {streams}")
+    # (the program's seed: the same seeded generator whatever the streams)
+    generator = ", with `generator=torch.Generator().manual_seed(0)`"
+    assert finding.fix.message.endswith(f"reseeds each worker's {streams}{generator}")

@@ -29,7 +29,8 @@ def add_seed_worker(
     """Record in ``change`` that ``loader`` passes ``worker_init_fn=`` a module-level function
     that reseeds each worker's streams (and ``copied``): an existing one that does, else a new
     ``seed_worker``; with ``seeded_generator``, also ``generator=`` a generator seeded from the
-    program's seed (it decides the workers' base seed), when the program names one there."""
+    program's seed (it decides the workers' base seed), or in a script that seeds nothing from
+    the ``fix-seed`` literal or a new ``SEED`` constant (False: none can be written here)."""
     top = top_statement(ctx.facts.tree, loader.call)
     if top is None:
         return False
@@ -45,9 +46,13 @@ def add_seed_worker(
         code = seed_worker_code(ctx, change, name, anchor)
         change.insert_before(target, [parse_statement(code)], key=f"def {name}")
     at = start(loader.call)
-    seed = ctx.seed(at, loader.scope) if seeded_generator else None
-    if seed is None or seed.origin != "program":
+    if not seeded_generator:
         return set_loader_argument(ctx, change, loader, "worker_init_fn", name)
+    # The program's seed; in a script that seeds nothing, the `fix-seed` literal or a new
+    # `SEED` constant (``change`` defines it where the program starts).
+    seed = ctx.seed(at, loader.scope, change)
+    if seed.origin == "initial_seed":
+        return False  # the generator would follow an unseeded global generator: no fix
     torch = ctx.module_name(change, "torch", loader.scope, at)
     generator = f"{torch}.Generator().manual_seed({seed.text(torch)})"
     arguments = (("worker_init_fn", name), ("generator", generator))

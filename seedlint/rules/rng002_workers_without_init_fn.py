@@ -24,7 +24,7 @@ from seedlint.analysis.workers import (
 from seedlint.core import Applicability, FixAvailability, Origin
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, refusal, start, top_statement
-from seedlint.fixes.seeds import choose_seed
+from seedlint.fixes.seeds import Seed, choose_seed, unseeded_script
 from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
 from seedlint.project.loaders import ProjectLoaders
 from seedlint.project.summary import builder_parameters
@@ -142,7 +142,12 @@ Where the loader has no `generator` and the program names a seed there (`args.se
 workers' base seed (and the order of a shuffling loader), so the workers follow the program's seed
 whatever else draws from the global generator before the loader is iterated. With no seed in
 reach it passes no generator: `torch.initial_seed()` would give what the global generator already
-gives, and a literal would be a seed the program never chose.
+gives, and a literal would be a seed the program never chose. But in a script that seeds nothing
+at all, the global generator is itself unseeded, so a `worker_init_fn` alone would leave every
+worker's seed random: there the fix passes a generator seeded from the `fix-seed` literal where
+the script's entry point makes the loader, else from a `SEED = <fix-seed>` constant it adds where
+the program starts (an **unsafe** fix, and its title says so); where it can do neither (the loader
+takes no `generator=`), there is no fix and the finding stays.
 
 In a module that uses Lightning and calls `seed_everything` without `workers=`, the fix passes
 `workers=True` to that call instead (Lightning's own worker seeding, never replaced by a
@@ -277,8 +282,17 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         top = top_statement(facts.tree, violation.node)
         if applicability is None or loader is None or top is None:
             return None
-        generator = _generator(facts, loader, options)
-        also = f", with `generator={generator}`" if generator else ""
+        random_workers, seed = _generator_seed(facts, loader, options)
+        if random_workers and seed is None:
+            return None  # a worker_init_fn alone: every worker's seed would stay random
+        also = ""
+        if seed is not None:
+            at = start(loader.call)
+            torch, _ = Names(facts).module("torch", loader.scope, at, set())
+            also = f", with `generator={torch}.Generator().manual_seed({seed.text(torch)})`"
+            if seed.constant is not None:
+                applicability = Applicability.UNSAFE
+                also += f" and add `{seed.constant}` where the program starts (it seeds nothing)"
         existing = reusable_function(facts, loader, copied_by(facts, loader), top)
         if existing is not None:
             return FixInfo(applicability, f"Pass `worker_init_fn={existing.name}`{also}")
@@ -314,7 +328,10 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
                 if not set_call_argument(ctx, change, seeding.call, "workers", "True"):
                     return None
             return change
-        seeded = _generator(ctx.facts, loader, ctx.options) is not None
+        random_workers, seed = _generator_seed(ctx.facts, loader, ctx.options)
+        if random_workers and seed is None:
+            return None
+        seeded = seed is not None
         if not add_seed_worker(ctx, change, loader, copied_by(ctx.facts, loader), seeded):
             return None
         return change
@@ -337,20 +354,29 @@ def _callee(call: ast.Call) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "the seeder")
 
 
-def _generator(facts: ModuleFacts, loader: LoaderCall, options: FixOptions) -> Optional[str]:
-    """The seeded ``generator=`` a fix adds beside the ``worker_init_fn`` (it decides the
-    workers' base seed): where the loader has none and the program names a seed there (or
-    the `fix-seed` literal may go); None otherwise (``torch.initial_seed()`` would add nothing
-    the global generator does not already give)."""
+def _generator_seed(
+    facts: ModuleFacts, loader: LoaderCall, options: FixOptions
+) -> tuple[bool, Optional[Seed]]:
+    """(whether the workers' base seed stays random unless the fix passes a generator, the seed
+    of the ``generator=`` the fix adds beside the ``worker_init_fn``: it decides the workers'
+    base seed). A generator is added where the loader has none and the program names a seed
+    there; in a script that seeds nothing at all (the global generator is unseeded: the base
+    seed is random), from the ``fix-seed`` literal where one may go, else from a new ``SEED``
+    constant. No seed otherwise (``torch.initial_seed()`` would add nothing the global
+    generator does not already give)."""
     if not loader.args["generator"].known_may(is_none_or_absent):
-        return None
-    if loader.argument("generator") is not None or "generator" in builder_parameters(facts, loader):
-        return None
+        return False, None
+    passed = loader.argument("generator")
+    explicit_none = isinstance(passed, ast.Constant) and passed.value is None
+    if (passed is not None and not explicit_none) or "generator" in builder_parameters(
+        facts, loader
+    ):
+        return False, None
+    unseeded = unseeded_script(facts)
     if loader_argument_fix(facts, loader.call, "generator", loader) is None:
-        return None
+        return unseeded, None
     at = start(loader.call)
-    seed = choose_seed(facts, at, loader.scope, options)
-    if seed.origin != "program":
-        return None
-    torch, _ = Names(facts).module("torch", loader.scope, at, set())
-    return f"{torch}.Generator().manual_seed({seed.text(torch)})"
+    seed = choose_seed(facts, at, loader.scope, options, new_constant=unseeded)
+    if unseeded:
+        return True, None if seed.origin == "initial_seed" else seed
+    return False, seed if seed.origin == "program" else None
