@@ -7,9 +7,10 @@ device), ``cuda`` (the current CUDA device only), ``cuda_all`` (every CUDA devic
 
 Three kinds of entry:
 
-* :class:`Seeder`: a function that seeds global streams (a "seed everything" helper). With
-  ``workers`` set, the framework installs its own ``worker_init_fn`` in the loaders it is given
-  when that keyword is true (Lightning's ``seed_everything(seed, workers=True)``).
+* :class:`Seeder`: a function that seeds global streams (a "seed everything" helper), or a
+  class whose construction does (transformers' ``Trainer``; a project's subclass of it counts
+  too). With ``workers`` set, the framework installs its own ``worker_init_fn`` in the loaders
+  it is given when that keyword is true (Lightning's ``seed_everything(seed, workers=True)``).
 * :class:`AcceleratorSeeder`: ``factory().manual_seed(seed)`` on a device abstraction
   (DeepSpeed's ``get_accelerator()``): what each method seeds on a GPU machine.
 * :class:`LoaderClass`: a DataLoader class of a library: whether the rules check it as a

@@ -106,8 +106,10 @@ every loader whose `worker_init_fn` is None); and, where only Lightning's option
 that imports Lightning without calling `seed_everything`, or a loader built in a class with
 Lightning's data hooks (`train_dataloader`, ...). A module that calls `seed_everything` without
 `workers=True` is reported, and its message says that Lightning seeds the workers only with
-`workers=True`. PyG's loaders and torchdata's `StatefulDataLoader` are
-checked as DataLoaders; litdata's `StreamingDataLoader` is not (its dataset seeds its order).
+`workers=True`. PyG's loaders (`DataLoader`, `DataListLoader`, `DenseDataLoader`, also under
+their deprecated `torch_geometric.data.` names, `NeighborLoader` and the like) and torchdata's
+`StatefulDataLoader` are checked as DataLoaders; litdata's `StreamingDataLoader` is not (its
+dataset seeds its order).
 
 ## Why is this bad?
 It is often harmless, and the message says no more than is true: since PyTorch 1.9 every worker
