@@ -175,7 +175,8 @@ SEEDERS: tuple[Seeder, ...] = (
         note="a class: constructing it seeds every stream with `args.seed`, which the linter "
         "does not read (a fix never takes its first argument for a seed); draws before the "
         "construction stay unseeded. accelerate's `Accelerator` seeds nothing (accelerate "
-        "1.15.0.dev0 @16cb6eb8: src/accelerate/accelerator.py has no seeding call)",
+        "1.15.0.dev0 @16cb6eb8: src/accelerate/accelerator.py has no seeding call). Library "
+        "subclasses (trl's trainers) are not listed: not checked here",
         seed_argument=False,
     ),
 )
