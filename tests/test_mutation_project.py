@@ -453,3 +453,23 @@ def test_a_config_value_names_its_file_and_line(
         assert origin["source"].endswith(f"{path.name}:{origin['row']}")
         key = {"shuffle": "shuffle", "num_workers": "num_workers"}[origin["name"]]
         assert key in line and origin["value"].lower() in line.lower(), (origin, line)
+
+
+# -- the index's pre-filter: a module that may construct a class whose construction seeds -----
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("from transformers import Trainer\n\n\nclass T(Trainer):\n    pass\n", True),
+        ("import transformers\n\ntrainer = transformers.Trainer(model=None)\n", True),
+        # a `Trainer` of another library beside transformers, or none: read from the bytes
+        ("import transformers\nimport mylib\n\ntrainer = mylib.Trainer()\n", False),
+        ("import transformers\n\nmodel = transformers.AutoModel()\n", False),
+        ("from mylib import Trainer\n\ntrainer = Trainer()\n", False),
+    ],
+)
+def test_a_module_without_the_word_seed_is_read_when_it_may_construct_a_trainer(
+    text: str, read: bool
+) -> None:
+    from seedlint.project.summary import needs_tree
+
+    assert needs_tree(text.encode()) is read
