@@ -854,6 +854,36 @@ class ValueEvaluator:
         self._construction_memo[id(cls)] = found
         return found
 
+    def through_callers(self, expr: ast.expr, scope: Scope) -> Value:
+        """``expr``'s value, where it is a parameter that nothing else tells (no default): what
+        this module's calls of its function pass for it (the default where a call passes
+        nothing). Unchanged where the function is called nowhere in this module (a caller
+        elsewhere decides: may be anything) or ``expr`` is not a plain parameter."""
+        value = self.evaluate(expr, scope)
+        if not value.unknowable or not isinstance(expr, ast.Name):
+            return value
+        bindings = lookup(expr.id, scope) or []
+        if len(bindings) != 1 or bindings[0].kind != "param":
+            return value
+        binding = bindings[0]
+        function = binding.scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return value
+        assert isinstance(binding.node, ast.arg)
+        name = binding.node.arg
+        method = binding.scope.parent is not None and binding.scope.parent.is_class
+        passed = [
+            with_origin(
+                self._argument_for(call, call_scope, function, name, skip_self=method),
+                f"`{function.name}(...)`, line {call.lineno}",
+                call.lineno,
+            )
+            for call, call_scope in self._calls_of(function)
+        ]
+        if not passed:
+            return value
+        return union(_replace_absent(v, lambda: self._default(binding)) for v in passed)
+
     def _argument_for(
         self,
         call: ast.Call,
