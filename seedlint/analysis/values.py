@@ -337,10 +337,58 @@ class ValueEvaluator:
                 read = self.config_read(expr, scope)
                 if read is not None:
                     return read
+            if _is_get(expr):
+                passed = self._keyword_get(expr, scope)
+                if passed is not None:
+                    return passed
             if self.constructs_object(expr, scope):
                 return known(OBJECT)
             return self._returned(expr, scope)
         return ANYTHING
+
+    def _keyword_get(self, call: ast.Call, scope: Scope) -> Optional[Value]:
+        """``kwargs.get("key", default)`` on a function's ``**kwargs``: what this module's calls
+        of the function (its constructions, for an ``__init__``) pass as ``key=``, else the
+        default; None when ``kwargs`` is no such parameter or nothing here calls the function
+        (a caller elsewhere decides: may be anything)."""
+        func = call.func
+        assert isinstance(func, ast.Attribute)
+        if not isinstance(func.value, ast.Name):
+            return None
+        bindings = lookup(func.value.id, scope) or []
+        if len(bindings) != 1 or bindings[0].kind != "vararg":
+            return None
+        function = bindings[0].scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        if function.args.kwarg is not bindings[0].node:
+            return None  # `*args`: a tuple, no `get`
+        first = call.args[0]
+        assert isinstance(first, ast.Constant)
+        key = first.value
+        parent = bindings[0].scope.parent
+        method = parent is not None and isinstance(parent.node, ast.ClassDef)
+        if method and function.name == "__init__":
+            assert parent is not None and isinstance(parent.node, ast.ClassDef)
+            calls, called = self._constructions(parent.node), f"`{parent.node.name}(...)`"
+        else:
+            calls, called = self._calls_of(function), f"`{function.name}(...)`"
+        if not calls:
+            return None
+        default = known(None) if len(call.args) < 2 else self.evaluate(call.args[1], scope)
+        named = {a.arg for a in (*function.args.posonlyargs, *function.args.args)}
+        named |= {a.arg for a in function.args.kwonlyargs}
+        values: list[Value] = []
+        for caller, caller_scope in calls:
+            if any(k.arg is None for k in caller.keywords):
+                return ANYTHING  # `**spread`: any key may come through
+            given = next((k.value for k in caller.keywords if k.arg == key), None)
+            if given is None or key in named:  # a named parameter's keyword never reaches it
+                values.append(default)
+            else:
+                where = f"{called}, line {caller.lineno}"
+                values.append(with_origin(self.evaluate(given, caller_scope), where, caller.lineno))
+        return union(values)
 
     # -- config files --------------------------------------------------------------------------
     def config_read(self, expr: ast.expr, scope: Scope) -> Optional[Value]:
