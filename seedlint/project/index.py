@@ -36,8 +36,10 @@ from seedlint.project.summary import (
     FunctionSummary,
     Init,
     ModuleSummary,
+    Seed,
     draws_name,
     module_draws,
+    passed_to,
 )
 
 Node = tuple[str, str]  # (path, function key); key OPAQUE: a module known from its bytes only
@@ -67,6 +69,7 @@ class Closure:
     seeds: frozenset[str]
     draws: bool
     draw: str = ""  # where the first draw found is
+    cpu: bool = False  # some draw may use the CPU generator (not on a CUDA device it names)
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ class Verdict:
     completed: bool
     entry: str
     draw: str = ""  # the first draw the flagged program reaches
+    cpu: bool = True  # a flagged program may draw from the CPU generator (else CUDA draws only)
 
 
 @dataclass(frozen=True)
@@ -186,6 +190,9 @@ class ProjectIndex:
         self._standing: Optional[dict[str, list[tuple[str, str]]]] = None
         self._closures: dict[Node, Closure] = {}
         self._draws: dict[str, bool] = {}  # may_draw of modules known from their bytes
+        # What the calls of a function pass for a parameter guarding a seeding call.
+        self._passed: dict[tuple[Node, str, int], list[tuple[tuple[str, ...], str]]] = {}
+        self._may_pass: dict[tuple[Node, str], bool] = {}
         self._sites: Optional[dict[Node, list[Site]]] = None
         self._loader_classes: dict[tuple[str, str], Optional[LoaderClass]] = {}
         # _denote's results, and the names a star import of a module may bind: star imports
@@ -466,6 +473,7 @@ class ProjectIndex:
             return cached
         seeds: set[str] = set()
         draw = ""
+        cpu = False
         seen: set[tuple[Node, bool]] = set()
         stack: list[tuple[Node, bool, Node]] = [(start, False, start)]
         while stack:
@@ -474,29 +482,93 @@ class ProjectIndex:
                 continue
             seen.add((node, scoped))
             if node[1].startswith("!"):
-                if node == DRAW and not draw:
-                    draw = self._describe(caller) + " (a library call that draws)"
+                if node == DRAW:
+                    cpu = True
+                    draw = draw or self._describe(caller) + " (a library call that draws)"
                 if node[1].startswith("!seed:") and not scoped:
                     seeds.add(node[1][len("!seed:") :])
                 continue
             if node[1] == OPAQUE:
                 self.unread.add(node[0])
-                if not draw and self.may_draw(node[0]):
-                    draw = f"`{self.module_name(node[0])}` (its words)"
+                if (not draw or not cpu) and self.may_draw(node[0]):
+                    cpu = True
+                    draw = draw or f"`{self.module_name(node[0])}` (its words)"
                 continue
             function = self.function(node)
             if function is None:
                 continue
-            if function.draws and not draw:
-                draw = self._describe(node)
+            if function.draws:
+                cpu = cpu or not function.cuda_only
+                draw = draw or self._describe(node)
             inner = scoped or function.scoped
             if not inner and not function.worker:
-                seeds.update(seed.stream for seed in function.seeds)
+                seeds.update(seed.stream for seed in self.live_seeds(node, function))
             for callee in self.callees(node):
                 stack.append((callee, inner, node))
-        result = Closure(frozenset(seeds), bool(draw), draw)
+        result = Closure(frozenset(seeds), bool(draw), draw, cpu)
         self._closures[start] = result
         return result
+
+    def live_seeds(self, node: Node, function: FunctionSummary) -> tuple[Seed, ...]:
+        """The seeding calls of ``function`` (at ``node``) that may run: those behind
+        ``if <parameter>:`` only when some call in the project may pass a true value."""
+        if all(not seed.guard for seed in function.seeds):
+            return function.seeds
+        return tuple(
+            seed
+            for seed in function.seeds
+            if not seed.guard or self._passes_true(node, seed.guard, seed.position, set())
+        )
+
+    def _passes_true(self, node: Node, name: str, position: int, seen: set[Node]) -> bool:
+        """Whether some call of ``node`` may pass a true value for its parameter ``name`` (at
+        ``position``): yes where nothing in the project calls it (other code may) or it is
+        an entry point, or a caller's call of it is not found; a caller passing on its own
+        parameter is asked in turn."""
+        cached = self._may_pass.get((node, name))
+        if cached is not None:
+            return cached
+        top = not seen  # a no from inside a cycle is not final: only the first question's is
+        if node in seen:
+            return False  # a call cycle: the other callers decide
+        seen.add(node)
+        callers = self.callers(node)
+        found = not callers or self.is_entry(node)
+        for caller in dict.fromkeys(callers):
+            if found:
+                break
+            calls = [
+                passed
+                for references, passed in self._passed_by(caller, name, position)
+                if any(node in self.resolve(caller[0], r) for r in references)
+            ]
+            found = not calls or any(
+                passed == "?"
+                or (
+                    passed.startswith("p:")
+                    and self._passes_true(
+                        caller, passed.split(":")[1], int(passed.split(":")[2]), seen
+                    )
+                )
+                for passed in calls
+            )
+        if found or top:
+            self._may_pass[(node, name)] = found
+        return found
+
+    def _passed_by(
+        self, caller: Node, name: str, position: int
+    ) -> list[tuple[tuple[str, ...], str]]:
+        key = (caller, name, position)
+        found = self._passed.get(key)
+        if found is None:
+            try:
+                with open(caller[0], "rb") as handle:
+                    found = passed_to(handle.read(), caller[0], caller[1], name, position)
+            except OSError:
+                found = []  # unreadable: no call found, so it may pass anything
+            self._passed[key] = found
+        return found
 
     def _describe(self, node: Node) -> str:
         return f"`{self.module_name(node[0])}:{node[1] or '<module>'}`"
@@ -918,7 +990,7 @@ class ProjectIndex:
             return []
         verdicts: list[Verdict] = []
         for key, function in summary.functions.items():
-            streams = {seed.stream for seed in function.seeds}
+            streams = {seed.stream for seed in self.live_seeds((path, key), function)}
             if not streams & {RANDOM, NUMPY, CUDA, CUDA_ALL} or TORCH in streams:
                 continue
             if function.scoped or function.worker:
@@ -944,16 +1016,19 @@ class ProjectIndex:
                     continue
                 if not closure.draws:
                     continue  # no torch randomness: nothing for torch's seed to fix
+                if not streams & closure.seeds:
+                    continue  # it reaches the block only inside scoped seeding
                 case = "cuda-only" if closure.seeds & {CUDA, CUDA_ALL} else "unseeded-torch"
                 if (case == "cuda-only") != cuda:
                     continue  # reported at the program's other seed block
-                if flagged is None:
-                    flagged = (entry, case)
+                if flagged is None or (cuda and closure.cpu and not self.closure(flagged[0]).cpu):
+                    flagged = (entry, case)  # the first program (CUDA seeding: drawing on the CPU)
             if flagged is None:
                 return None
             entry, case = flagged
             where = f"{self.module_name(entry[0])}:{entry[1] or '<module>'}"
-            return Verdict(key, case, False, completed, where, self.closure(entry).draw)
+            found = self.closure(entry)
+            return Verdict(key, case, False, completed, where, found.draw, found.cpu)
         # Library code: only a seeding helper, when its callers do not complete it.
         name = key.rsplit(".", 1)[-1].lower()
         own = self.closure(node)

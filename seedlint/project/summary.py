@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
@@ -135,6 +135,11 @@ class Seed:
     stream: str
     row: int
     col: int
+    # `if <guard>:` around it, a parameter of its function whose default is falsy: it runs
+    # only when some call passes a true value (the index asks the callers); `position`: the
+    # parameter's place among the positional ones, -1 for keyword-only (or a `**` key).
+    guard: str = ""
+    position: int = -1
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,7 @@ class FunctionSummary:
     seeds: tuple[Seed, ...] = ()  # deterministic seeding in its own body, in source order
     scoped: bool = False  # saves and restores RNG state (or forks it): its seeding is temporary
     draws: bool = False  # draws torch randomness in its own body
+    cuda_only: bool = False  # every draw of its own body is on a CUDA device it names
     calls: tuple[str, ...] = ()  # references (see the module docstring)
     test: bool = False  # named like a test function (`test_*`, in a module or a `Test*` class)
     worker: bool = False  # passed to a DataLoader as `worker_init_fn`: runs in the workers
@@ -471,9 +477,12 @@ class _Summarizer:
         facts = self.facts
         seeds: dict[str, list[Seed]] = {}
         draws: set[str] = set()
+        cpu_draws: set[str] = set()  # a draw not on a CUDA device it names (CPU, or not known)
         calls: dict[str, list[str]] = {}
-        saves: set[str] = set()
-        restores: set[str] = set()
+        # Where each function saves and restores RNG state; `fork_rng` scopes all of it.
+        saves: dict[str, list[tuple[int, int]]] = {}
+        restores: dict[str, list[tuple[int, int]]] = {}
+        forks: set[str] = set()
         seed_nodes = facts.seed_call_by_node
         sites: list[CallSite] = []
         for call, scope in facts.builder.calls:
@@ -487,23 +496,29 @@ class _Summarizer:
                 # a configuration's or a class's seed is none of the call's arguments
                 fixed = found.kind is Seeding.CONFIG or _deterministic(facts, call, scope)
                 if stream is not None and fixed:
-                    seeds.setdefault(key, []).append(Seed(stream, call.lineno, call.col_offset))
+                    guard = self._guard(call, scope, owner)
+                    if guard is not None:  # None: behind a test that is never true
+                        seeds.setdefault(key, []).append(
+                            Seed(stream, call.lineno, call.col_offset, *guard)
+                        )
                 continue
             func = call.func
             attr = func.attr if isinstance(func, ast.Attribute) else None
             if attr in _STATE_SAVES:
-                saves.add(key)
+                saves.setdefault(key, []).append((call.lineno, call.col_offset))
             elif attr in _STATE_RESTORES:
-                restores.add(key)
+                restores.setdefault(key, []).append((call.lineno, call.col_offset))
             elif attr == "fork_rng":
-                saves.add(key)
-                restores.add(key)
+                forks.add(key)
             if attr in _TENSOR_DRAWS:
                 draws.add(key)
+                cpu_draws.add(key)
             references = self._references(call, scope, owner)
             for reference in references:
                 if reference == "!draw":
                     draws.add(key)
+                    if not _on_cuda(facts, call, scope):
+                        cpu_draws.add(key)
                 else:
                     calls.setdefault(key, []).append(reference)
             if references and references != ["!draw"] and (call.args or call.keywords):
@@ -515,6 +530,7 @@ class _Summarizer:
                 key = self._key(facts.enclosing_function(loader.scope))
                 if key is not None:
                     draws.add(key)
+                    cpu_draws.add(key)
         workers = self._workers()
         functions: dict[str, FunctionSummary] = {}
         owners: list[tuple[str, int, bool]] = [(TOP_LEVEL, 1, False)]
@@ -526,8 +542,10 @@ class _Summarizer:
             functions[key] = FunctionSummary(
                 row=row,
                 seeds=tuple(sorted(seeds.get(key, ()), key=lambda s: (s.row, s.col))),
-                scoped=key in saves and key in restores,
+                scoped=key in forks
+                or _scoped(saves.get(key, ()), restores.get(key, ()), seeds.get(key, ())),
                 draws=key in draws,
+                cuda_only=key in draws and key not in cpu_draws,
                 calls=tuple(dict.fromkeys(calls.get(key, ()))),
                 test=test,
                 worker=key in workers,
@@ -576,6 +594,117 @@ class _Summarizer:
             worker_datasets=self._worker_datasets(),
             configs=tuple(sorted(getattr(facts.configs, "consulted", {}).items())),
         )
+
+    def _guard(
+        self, call: ast.Call, scope: Scope, owner: Union[FunctionNode, ast.Module]
+    ) -> Optional[tuple[str, int]]:
+        """What the seeding call's run hangs on (only seeding calls are asked): None when an
+        ``if`` around it in its function has a test that is never true (a false literal, a
+        name bound only to false literals: ``PYTEST = False``), ``(parameter, position)`` for
+        ``if pytest:`` on a parameter of the function with a false literal default (what its
+        callers pass decides), else ``("", -1)``."""
+        guard = ("", -1)
+        for test in _if_tests(owner.body, (call.lineno, call.col_offset)):
+            if _never_true(test, scope):
+                return None
+            if not guard[0] and isinstance(test, ast.Name):
+                guard = self._parameter(test.id, scope, owner) or guard
+        return guard
+
+    def _parameter(
+        self, name: str, scope: Scope, owner: Union[FunctionNode, ast.Module]
+    ) -> Optional[tuple[str, int]]:
+        """``(name, its position)`` when ``name`` read in ``scope`` is only the parameter of
+        ``owner`` with a false literal default (never rebound), and ``owner`` is called only
+        by its name (:meth:`_only_called`): what its callers pass decides its value."""
+        bindings = lookup(name, scope) or []
+        if isinstance(owner, ast.Module) or len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        default = binding.value
+        if (
+            binding.kind != "param"
+            or binding.scope.node is not owner
+            or not isinstance(default, ast.Constant)
+            or default.value
+            or not self._only_called(owner)
+        ):
+            return None
+        positional = [a.arg for a in (*owner.args.posonlyargs, *owner.args.args)]
+        return name, positional.index(name) if name in positional else -1
+
+    def passed(self, key: str, name: str, position: int) -> list[tuple[tuple[str, ...], str]]:
+        """Each call in the function ``key`` with its references and what it passes for the
+        parameter ``name`` (at ``position``, -1: by keyword only) of the function it calls:
+        ``""`` never a true value (not passed, a false literal, a dict without the key),
+        ``"?"`` maybe a true one, ``"p:<name>:<position>"`` the caller's own parameter (or
+        its ``**`` parameter) that :meth:`_parameter` accepts, passed on."""
+        facts = self.facts
+        found: list[tuple[tuple[str, ...], str]] = []
+        for call, scope in facts.builder.calls:
+            owner = facts.enclosing_function(scope)
+            if self._key(owner) != key:
+                continue
+            references = tuple(self._references(call, scope, owner))
+            if references:
+                found.append((references, self._passes(call, scope, owner, name, position)))
+        return found
+
+    def _passes(
+        self,
+        call: ast.Call,
+        scope: Scope,
+        owner: Union[FunctionNode, ast.Module],
+        name: str,
+        position: int,
+    ) -> str:
+        value: Optional[ast.expr] = next((k.value for k in call.keywords if k.arg == name), None)
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                if value is None and position >= index:
+                    return "?"  # `*args` may fill it
+                break
+            if index == position:
+                value = arg
+        if value is not None:
+            return self._passed_value(value, scope, owner)
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                continue
+            spread = keyword.value
+            if isinstance(spread, ast.Name) and not isinstance(owner, ast.Module):
+                kwarg = owner.args.kwarg
+                bindings = lookup(spread.id, scope) or []
+                if (
+                    kwarg is not None
+                    and [b.node for b in bindings] == [kwarg]
+                    and self._only_called(owner)
+                ):
+                    return f"p:{name}:-1"  # the caller's own `**kwargs`, passed on
+            entries = _spread_keys(self.facts, spread, scope)
+            if entries is None or name in entries:
+                return "?"
+        return ""
+
+    def _passed_value(
+        self, value: ast.expr, scope: Scope, owner: Union[FunctionNode, ast.Module]
+    ) -> str:
+        if _never_true(value, scope):
+            return ""
+        if isinstance(value, ast.Name):
+            found = self._parameter(value.id, scope, owner)
+            if found is not None:
+                return f"p:{found[0]}:{found[1]}"
+        return "?"
+
+    def _only_called(self, function: FunctionNode) -> bool:
+        """Whether the function's callers are all calls by its name: not a method (called on
+        objects the index cannot follow), not decorated, and its name not used otherwise in
+        the module (a callback, a ``functools.partial``, which may pass anything)."""
+        if id(function) in self.owner_class or function.decorator_list:
+            return False
+        uses = self.facts.once("project.name_uses", lambda: _name_uses(self.facts.tree))
+        return uses.get(function.name, 0) == 0
 
     def _worker_datasets(self) -> tuple[tuple[str, int, int], ...]:
         """Loaders with workers and no ``worker_init_fn`` whose dataset is built from a class of
@@ -897,6 +1026,26 @@ def _draws(qualname: str) -> bool:
     return False
 
 
+def _on_cuda(facts: ModuleFacts, call: ast.Call, scope: Scope) -> bool:
+    """Whether a drawing call names a CUDA device, so that it draws from that device's
+    generator, not the CPU's: ``device="cuda"`` (``"cuda:1"``), ``device=torch.device("cuda")``,
+    ``device=torch.cuda.current_device()``. Only what is written at the call: a device read
+    from elsewhere (an argument, the command line) may be the CPU."""
+    for keyword in call.keywords:
+        if keyword.arg != "device":
+            continue
+        device = keyword.value
+        if isinstance(device, ast.Call):
+            names = facts.resolver.qualnames(device.func, scope)
+            if "torch.cuda.current_device" in names:
+                return True
+            if "torch.device" not in names or not device.args:
+                return False
+            device = device.args[0]
+        return isinstance(device, ast.Constant) and str(device.value).startswith("cuda")
+    return False
+
+
 def _deterministic(facts: ModuleFacts, call: ast.Call, scope: Scope) -> bool:
     """Whether a seeding call sets a fixed seed: not argument-less (``random.seed()`` reseeds
     from the OS), not ``None``, not read from the clock or the OS."""
@@ -931,6 +1080,90 @@ def _helper_call(facts: ModuleFacts, call: ast.Call, scope: Scope) -> bool:
     return found is not None and found.kind is Seeding.HELPER
 
 
+def _never_true(test: ast.expr, scope: Scope) -> bool:
+    """A false literal, or a name bound only to false literals (``PYTEST = False``)."""
+    if isinstance(test, ast.Constant):
+        return not test.value
+    if not isinstance(test, ast.Name):
+        return False
+    bindings = lookup(test.id, scope) or []
+    return bool(bindings) and all(
+        b.kind == "assign" and isinstance(b.value, ast.Constant) and not b.value.value
+        for b in bindings
+    )
+
+
+def _spread_keys(facts: ModuleFacts, expr: ast.expr, scope: Scope) -> Optional[frozenset[str]]:
+    """The keys a ``**`` spread may hold when all are known, else None."""
+    spread = facts.binder.dict_value(expr, scope)
+    return None if spread.open else frozenset(spread.entries)
+
+
+def passed_to(
+    raw: bytes, path: str, key: str, name: str, position: int
+) -> list[tuple[tuple[str, ...], str]]:
+    """:meth:`_Summarizer.passed` for the module in ``raw`` (parsed on demand: only for a
+    seeding call behind a parameter); none when it does not parse."""
+    try:
+        tree = ast.parse(raw, filename=path or "<unknown>")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    facts = ModuleFacts(tree, path=path)
+    try:
+        return _Summarizer(facts).passed(key, name, position)
+    finally:
+        facts.release()
+
+
+def _if_tests(body: list[ast.stmt], at: tuple[int, int]) -> list[ast.expr]:
+    """The tests of the ``if`` statements whose body (not ``else``) holds the position ``at``,
+    outermost first, in the statements ``body`` of one function (nested definitions are not
+    entered: code there is another function's)."""
+    tests: list[ast.expr] = []
+    statements: list[Any] = list(body)
+    while statements:
+        node = next((n for n in statements if _holds(n, at)), None)
+        if node is None or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            break
+        if isinstance(node, ast.If) and any(_holds(n, at) for n in node.body):
+            tests.append(node.test)
+        statements = []
+        for name in STATEMENT_FIELDS:
+            for child in getattr(node, name, ()):
+                statements.extend(child.body if isinstance(child, ast.match_case) else [child])
+    return tests
+
+
+def _holds(node: Any, at: tuple[int, int]) -> bool:
+    end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+    return (node.lineno, node.col_offset) <= at < end
+
+
+def _name_uses(tree: ast.Module) -> dict[str, int]:
+    """How many times each name is read other than as the function of a call."""
+    called: set[int] = set()  # a call is walked before its function (breadth first)
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            called.add(id(node.func))
+        elif isinstance(node, ast.Name) and id(node) not in called:
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
+
+
+def _scoped(
+    saves: Sequence[tuple[int, int]], restores: Sequence[tuple[int, int]], seeds: Sequence[Seed]
+) -> bool:
+    """Whether a function's seeding is temporary: it saves the state before its first seeding
+    call and restores it after (a function that seeds nothing itself: a save before a
+    restore, around what it calls). A function that seeds and then saves the seeded state, to
+    restore it on later calls, seeds for good."""
+    if not saves or not restores:
+        return False
+    first = min((seed.row, seed.col) for seed in seeds) if seeds else max(restores)
+    return min(saves) < first <= max(restores)
+
+
 def _has_main(tree: ast.Module) -> bool:
     for node in tree.body:
         if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
@@ -950,9 +1183,10 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
         "functions": {
             key: [
                 f.row,
-                [[s.stream, s.row, s.col] for s in f.seeds],
+                [[s.stream, s.row, s.col, s.guard, s.position] for s in f.seeds],
                 f.scoped,
                 f.draws,
+                f.cuda_only,
                 list(f.calls),
                 f.test,
                 f.worker,
@@ -1008,14 +1242,19 @@ def from_json(data: Any) -> ModuleSummary:
         functions = {
             str(key): FunctionSummary(
                 int(row),
-                tuple(Seed(str(s), int(r), int(c)) for s, r, c in seeds) if seeds else (),
+                tuple(Seed(str(s), int(r), int(c), str(g), int(p)) for s, r, c, g, p in seeds)
+                if seeds
+                else (),
                 bool(scoped),
                 bool(draws),
+                bool(cuda_only),
                 tuple(map(str, calls)),
                 bool(test),
                 bool(worker),
             )
-            for key, (row, seeds, scoped, draws, calls, test, worker) in data["functions"].items()
+            for key, (row, seeds, scoped, draws, cuda_only, calls, test, worker) in data[
+                "functions"
+            ].items()
         }
         classes = {
             str(key): ClassSummary(

@@ -7,6 +7,7 @@ Decided per program through the project's index: an entry point (a script's top 
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -227,7 +228,7 @@ seeds torch elsewhere: the added call reseeds torch for that program too.
             owner = owners.get(verdict.key)
             if owner is None:
                 continue
-            block = _block(facts, owner, verdict)
+            block = _block(facts, owner, verdict, index)
             if block is not None:
                 yield MissingCudaSeedingViolation(block.calls[0].call, block)
 
@@ -346,13 +347,16 @@ def _block(
     facts: ModuleFacts,
     owner: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module],
     verdict: Verdict,
+    index: ProjectIndex,
 ) -> Optional[SeedBlock]:
-    """The owner's seeding calls the verdict is about, in source order."""
+    """The owner's seeding calls the verdict is about (those that may run), in source order."""
     summary = summarize(facts)
     function = summary.functions.get(verdict.key)
     if function is None:
         return None
-    positions = {(seed.row, seed.col) for seed in function.seeds}
+    path = os.path.abspath(facts.path or "<module>")
+    seeds = index.live_seeds((path, verdict.key), function)
+    positions = {(seed.row, seed.col) for seed in seeds}
     wanted = _CUDA_KINDS if verdict.case == "cuda-only" else {Seeding.RANDOM, Seeding.NUMPY}
     calls = [
         c
@@ -369,6 +373,8 @@ def _block(
         kinds = {c.kind for c in calls}
         if Seeding.CUDA_ALL not in kinds and _multi_device(facts):
             case = "current-device-only"
+        elif not verdict.cpu:
+            return None  # every draw is on a CUDA device, which the CUDA seeding covers
     through = next((_accelerator_text(c.call) for c in calls if _accelerator_text(c.call)), "")
     return SeedBlock(
         owner,
