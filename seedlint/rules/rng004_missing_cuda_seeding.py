@@ -90,7 +90,10 @@ star imports all count. It flags:
 
 - (a) a program that seeds `random` and/or `np.random` and draws torch randomness (builds a
   module, calls `torch.rand*` or dropout, shuffles a DataLoader), but never seeds torch;
-- (b) a program that seeds torch only through `torch.cuda.manual_seed`/`manual_seed_all`;
+- (b) a program that seeds torch only through `torch.cuda.manual_seed`/`manual_seed_all`
+  and may draw from the CPU generator (a draw on a CUDA device named at the call,
+  `torch.randn(n, device="cuda")`, `nn.Linear(4, 4, device="cuda")`, uses the seeded CUDA
+  generator; a device held in a variable may be the CPU);
 - (c) as (b), with `torch.cuda.manual_seed` (the *current* device only) in a module that uses
   several devices (`DataParallel`, `torch.cuda.device_count()`, `"cuda:1"`) and no
   `manual_seed_all`.
@@ -100,11 +103,15 @@ seeds two or more streams, or its name says it seeds: `set_seed`, `make_determin
 that leaves torch out and that its callers in the project do not complete.
 
 One finding per seed block (the seeding calls of one function, or of a module's top level), at
-its first seeding call. Never flagged: scoped seeding (state saved and restored,
-`torch.random.fork_rng`, a context manager that saves, seeds, yields and restores, a CUDA
-RNG-state tracker), seeding inside a DataLoader's `worker_init_fn`, seeds read from the clock or
-the OS (`np.random.seed(int(time.time()))`, `random.seed()`), and programs that draw no torch
-randomness. A program that calls `torch.manual_seed` or a seeding helper anywhere is complete:
+its first seeding call. Never flagged: scoped seeding (the state saved before the seeding call
+and restored after it, `torch.random.fork_rng`, a context manager that saves, seeds, yields and
+restores, a CUDA RNG-state tracker; a helper that seeds and then saves the seeded state, to
+restore it on later calls, does seed), seeding inside a DataLoader's `worker_init_fn`, seeds
+read from the clock or the OS (`np.random.seed(int(time.time()))`, `random.seed()`), seeding
+behind a test that is never true (`if False:`, a name bound only to false literals such as
+`PYTEST = False`, a parameter with a false literal default that no call in the project may
+set true: each call's argument is followed, through a caller passing on its own parameter or
+`**kwargs`, and a dict spread without the key), and programs that draw no torch randomness. A program that calls `torch.manual_seed` or a seeding helper anywhere is complete:
 `torch.manual_seed` already seeds every CUDA device. The helpers are those of the library table
 (`seedlint/analysis/libraries.py`, each checked against the library's source: Lightning's
 `seed_everything`, transformers' `set_seed` and `enable_full_determinism`, accelerate's
