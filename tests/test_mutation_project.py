@@ -491,3 +491,35 @@ def test_a_generator_s_own_seed_is_no_stream_of_a_helper() -> None:
     # Two global streams (numpy, CUDA) make it a helper, reported at its CUDA seeding.
     helper = text.replace("generator.manual_seed(0)", "torch.cuda.manual_seed(0)")
     assert [f.row for f in check_text(helper, "gen.py", rng004).findings] == [7]
+
+
+HOOK = (
+    "import numpy as np\nimport torch\n\n\n"
+    "def sample(x, pytest=False):\n    if pytest:\n        np.random.seed(0)\n"
+    "    return x + torch.rand(3)\n"
+)
+
+
+@pytest.mark.parametrize("cache", [["--no-cache"], ["--cache-dir", "cache"]], ids=["cold", "warm"])
+def test_a_seeding_hook_runs_as_its_callers_in_other_files_say(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    cache: list[str],
+) -> None:
+    """`if pytest:` on a parameter with a False default: its seeding runs only where a call in
+    another file passes a true value, and the answer follows that file's edits."""
+    (project / "lib.py").write_text(HOOK)
+    train = project / "train.py"
+    program = "from lib import sample\n\nif __name__ == '__main__':\n    sample(1, pytest={})\n"
+    train.write_text(program.format("False"))
+    args = [*cache, "--select", "RNG004", "."]
+    assert findings(project, monkeypatch, capsys, *args) == []
+    train.write_text(program.format("True"))
+    message = (
+        "This program seeds `np.random` but never torch (it draws in `sample`): "
+        "add `torch.manual_seed`"
+    )
+    assert findings(project, monkeypatch, capsys, *args) == [("lib.py", 7, "RNG004", message)]
+    train.write_text(program.format("0"))
+    assert findings(project, monkeypatch, capsys, *args) == []

@@ -111,7 +111,8 @@ read from the clock or the OS (`np.random.seed(int(time.time()))`, `random.seed(
 behind a test that is never true (`if False:`, a name bound only to false literals such as
 `PYTEST = False`, a parameter with a false literal default that no call in the project may
 set true: each call's argument is followed, through a caller passing on its own parameter or
-`**kwargs`, and a dict spread without the key), and programs that draw no torch randomness. A program that calls `torch.manual_seed` or a seeding helper anywhere is complete:
+`**kwargs`, and a dict spread without the key), and programs that draw no torch randomness.
+A program that calls `torch.manual_seed` or a seeding helper anywhere is complete:
 `torch.manual_seed` already seeds every CUDA device. The helpers are those of the library table
 (`seedlint/analysis/libraries.py`, each checked against the library's source: Lightning's
 `seed_everything`, transformers' `set_seed` and `enable_full_determinism`, accelerate's
