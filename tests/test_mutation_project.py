@@ -523,3 +523,32 @@ def test_a_seeding_hook_runs_as_its_callers_in_other_files_say(
     assert findings(project, monkeypatch, capsys, *args) == [("lib.py", 7, "RNG004", message)]
     train.write_text(program.format("0"))
     assert findings(project, monkeypatch, capsys, *args) == []
+
+
+def test_a_seeding_hook_whose_caller_cannot_be_read_again_may_run(tmp_path: Path) -> None:
+    """The callers' arguments are read from their files when asked: a file gone (or not
+    parsing) since its summary was made shows no call, so the hook may run."""
+    from seedlint.analysis.facts import AnalysisOptions
+    from seedlint.project.index import ProjectIndex
+    from seedlint.project.layout import Layout
+    from seedlint.project.summary import passed_to
+    from seedlint.run.summaries import full_summary
+
+    assert passed_to(b"def (", "broken.py", "", "pytest", 1) == []
+    lib, train = str(tmp_path / "lib.py"), str(tmp_path / "train.py")
+    program = b"from lib import sample\n\nif __name__ == '__main__':\n    sample(1)\n"
+    summaries = {
+        lib: full_summary(HOOK.encode(), lib, AnalysisOptions()),
+        train: full_summary(program, train, AnalysisOptions()),
+    }
+    (tmp_path / "lib.py").write_text(HOOK)
+    node = (lib, "sample")
+    for written, live in ((True, 0), (False, 1)):
+        if written:
+            (tmp_path / "train.py").write_bytes(program)
+        else:
+            (tmp_path / "train.py").unlink()
+        index = ProjectIndex(Layout(tmp_path, [lib, train]), summaries)
+        function = index.function(node)
+        assert function is not None and function.seeds[0].guard == "pytest"
+        assert len(index.live_seeds(node, function)) == live

@@ -673,13 +673,8 @@ class _Summarizer:
                 continue
             spread = keyword.value
             if isinstance(spread, ast.Name) and not isinstance(owner, ast.Module):
-                kwarg = owner.args.kwarg
                 bindings = lookup(spread.id, scope) or []
-                if (
-                    kwarg is not None
-                    and [b.node for b in bindings] == [kwarg]
-                    and self._only_called(owner)
-                ):
+                if [b.node for b in bindings] == [owner.args.kwarg] and self._only_called(owner):
                     return f"p:{name}:-1"  # the caller's own `**kwargs`, passed on
             entries = _spread_keys(self.facts, spread, scope)
             if entries is None or name in entries:
@@ -704,7 +699,7 @@ class _Summarizer:
         if id(function) in self.owner_class or function.decorator_list:
             return False
         uses = self.facts.once("project.name_uses", lambda: _name_uses(self.facts.tree))
-        return uses.get(function.name, 0) == 0
+        return function.name not in uses
 
     def _worker_datasets(self) -> tuple[tuple[str, int, int], ...]:
         """Loaders with workers and no ``worker_init_fn`` whose dataset is built from a class of
@@ -1117,13 +1112,13 @@ def passed_to(
 
 def _if_tests(body: list[ast.stmt], at: tuple[int, int]) -> list[ast.expr]:
     """The tests of the ``if`` statements whose body (not ``else``) holds the position ``at``,
-    outermost first, in the statements ``body`` of one function (nested definitions are not
-    entered: code there is another function's)."""
+    outermost first, in the statements ``body`` of the function whose code it is (no nested
+    function's body holds it; a class body in it runs in its flow)."""
     tests: list[ast.expr] = []
     statements: list[Any] = list(body)
     while statements:
         node = next((n for n in statements if _holds(n, at)), None)
-        if node is None or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if node is None:
             break
         if isinstance(node, ast.If) and any(_holds(n, at) for n in node.body):
             tests.append(node.test)
@@ -1139,16 +1134,16 @@ def _holds(node: Any, at: tuple[int, int]) -> bool:
     return (node.lineno, node.col_offset) <= at < end
 
 
-def _name_uses(tree: ast.Module) -> dict[str, int]:
-    """How many times each name is read other than as the function of a call."""
+def _name_uses(tree: ast.Module) -> set[str]:
+    """The names used other than as the function of a call."""
     called: set[int] = set()  # a call is walked before its function (breadth first)
-    counts: dict[str, int] = {}
+    used: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             called.add(id(node.func))
         elif isinstance(node, ast.Name) and id(node) not in called:
-            counts[node.id] = counts.get(node.id, 0) + 1
-    return counts
+            used.add(node.id)
+    return used
 
 
 def _scoped(

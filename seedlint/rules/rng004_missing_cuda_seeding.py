@@ -236,7 +236,7 @@ seeds torch elsewhere: the added call reseeds torch for that program too.
             owner = owners.get(verdict.key)
             if owner is None:
                 continue
-            block = _block(facts, owner, verdict, index)
+            block = _block(facts, owner, verdict, index, os.path.abspath(path))
             if block is not None:
                 yield MissingCudaSeedingViolation(block.calls[0].call, block)
 
@@ -356,13 +356,13 @@ def _block(
     owner: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module],
     verdict: Verdict,
     index: ProjectIndex,
+    path: str,
 ) -> Optional[SeedBlock]:
     """The owner's seeding calls the verdict is about (those that may run), in source order."""
     summary = summarize(facts)
     function = summary.functions.get(verdict.key)
     if function is None:
         return None
-    path = os.path.abspath(facts.path or "<module>")
     seeds = index.live_seeds((path, verdict.key), function)
     positions = {(seed.row, seed.col) for seed in seeds}
     wanted = _CUDA_KINDS if verdict.case == "cuda-only" else {Seeding.RANDOM, Seeding.NUMPY}
