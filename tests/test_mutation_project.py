@@ -534,7 +534,7 @@ def test_a_seeding_hook_whose_caller_cannot_be_read_again_may_run(tmp_path: Path
     from seedlint.project.summary import passed_to
     from seedlint.run.summaries import full_summary
 
-    assert passed_to(b"def (", "broken.py", "", "pytest", 1) == []
+    assert passed_to(b"def (", "", "pytest", 1) == []
     lib, train = str(tmp_path / "lib.py"), str(tmp_path / "train.py")
     program = b"from lib import sample\n\nif __name__ == '__main__':\n    sample(1)\n"
     summaries = {

@@ -564,7 +564,7 @@ class ProjectIndex:
         if found is None:
             try:
                 with open(caller[0], "rb") as handle:
-                    found = passed_to(handle.read(), caller[0], caller[1], name, position)
+                    found = passed_to(handle.read(), caller[1], name, position)
             except OSError:
                 found = []  # unreadable: no call found, so it may pass anything
             self._passed[key] = found

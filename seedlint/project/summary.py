@@ -620,7 +620,7 @@ class _Summarizer:
         bindings = lookup(name, scope) or []
         if isinstance(owner, ast.Module) or len(bindings) != 1:
             return None
-        binding = bindings[0]
+        (binding,) = bindings
         default = binding.value
         if (
             binding.kind != "param"
@@ -1094,16 +1094,15 @@ def _spread_keys(facts: ModuleFacts, expr: ast.expr, scope: Scope) -> Optional[f
     return None if spread.open else frozenset(spread.entries)
 
 
-def passed_to(
-    raw: bytes, path: str, key: str, name: str, position: int
-) -> list[tuple[tuple[str, ...], str]]:
+def passed_to(raw: bytes, key: str, name: str, position: int) -> list[tuple[tuple[str, ...], str]]:
     """:meth:`_Summarizer.passed` for the module in ``raw`` (parsed on demand: only for a
-    seeding call behind a parameter); none when it does not parse."""
+    seeding call behind a parameter); none when it does not parse. Config files are not
+    followed (a dict read from one is open: its keys may be anything)."""
     try:
-        tree = ast.parse(raw, filename=path or "<unknown>")
+        tree = ast.parse(raw)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    facts = ModuleFacts(tree, path=path)
+    facts = ModuleFacts(tree)
     try:
         return _Summarizer(facts).passed(key, name, position)
     finally:
