@@ -533,28 +533,36 @@ class ProjectIndex:
             return False  # a call cycle: the other callers decide
         seen.add(node)
         callers = self.callers(node)
-        found = not callers or self.is_entry(node)
-        for caller in dict.fromkeys(callers):
-            if found:
-                break
-            calls = [
-                passed
-                for references, passed in self._passed_by(caller, name, position)
-                if any(node in self.resolve(caller[0], r) for r in references)
-            ]
-            found = not calls or any(
-                passed == "?"
-                or (
-                    passed.startswith("p:")
-                    and self._passes_true(
-                        caller, passed.split(":")[1], int(passed.split(":")[2]), seen
-                    )
-                )
-                for passed in calls
+        found = (
+            not callers
+            or self.is_entry(node)
+            or any(
+                self._caller_passes(node, caller, name, position, seen)
+                for caller in dict.fromkeys(callers)
             )
+        )
         if found or top:
             self._may_pass[(node, name)] = found
         return found
+
+    def _caller_passes(
+        self, node: Node, caller: Node, name: str, position: int, seen: set[Node]
+    ) -> bool:
+        """Whether a call of ``node`` in ``caller`` may pass a true value for ``name`` (yes
+        when none is found there)."""
+        calls = [
+            passed
+            for references, passed in self._passed_by(caller, name, position)
+            if any(node in self.resolve(caller[0], r) for r in references)
+        ]
+        return not calls or any(
+            passed == "?"
+            or (
+                passed.startswith("p:")
+                and self._passes_true(caller, passed.split(":")[1], int(passed.split(":")[2]), seen)
+            )
+            for passed in calls
+        )
 
     def _passed_by(
         self, caller: Node, name: str, position: int
