@@ -87,7 +87,7 @@ class Verdict:
     completed: bool
     entry: str
     draw: str = ""  # the first draw the flagged program reaches
-    cpu: bool = True  # a flagged program may draw from the CPU generator (else CUDA draws only)
+    cpu: bool = True  # a program flagged may draw from the CPU generator (else CUDA draws only)
 
 
 @dataclass(frozen=True)
@@ -528,7 +528,7 @@ class ProjectIndex:
         cached = self._may_pass.get((node, name))
         if cached is not None:
             return cached
-        top = not seen  # a no from inside a cycle is not final: only the first question's is
+        top = not seen
         if node in seen:
             return False  # a call cycle: the other callers decide
         seen.add(node)
@@ -541,7 +541,7 @@ class ProjectIndex:
                 for caller in dict.fromkeys(callers)
             )
         )
-        if found or top:
+        if top:  # inside a cycle a no is not final: only the first question's answer is
             self._may_pass[(node, name)] = found
         return found
 
@@ -1016,7 +1016,7 @@ class ProjectIndex:
         cuda = bool(streams & {CUDA, CUDA_ALL})
         if entries:
             flagged: Optional[tuple[Node, str]] = None
-            completed = False
+            completed = cpu = False
             for entry in sorted(entries):
                 closure = self.closure(entry)
                 if TORCH in closure.seeds:
@@ -1029,14 +1029,14 @@ class ProjectIndex:
                 case = "cuda-only" if closure.seeds & {CUDA, CUDA_ALL} else "unseeded-torch"
                 if (case == "cuda-only") != cuda:
                     continue  # reported at the program's other seed block
-                if flagged is None or (cuda and closure.cpu and not self.closure(flagged[0]).cpu):
-                    flagged = (entry, case)  # the first program (CUDA seeding: drawing on the CPU)
+                cpu = cpu or closure.cpu  # some program reaching it may draw on the CPU
+                if flagged is None:
+                    flagged = (entry, case)
             if flagged is None:
                 return None
             entry, case = flagged
             where = f"{self.module_name(entry[0])}:{entry[1] or '<module>'}"
-            found = self.closure(entry)
-            return Verdict(key, case, False, completed, where, found.draw, found.cpu)
+            return Verdict(key, case, False, completed, where, self.closure(entry).draw, cpu)
         # Library code: only a seeding helper, when its callers do not complete it.
         name = key.rsplit(".", 1)[-1].lower()
         own = self.closure(node)
