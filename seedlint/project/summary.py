@@ -1129,8 +1129,8 @@ def _if_tests(body: list[ast.stmt], at: tuple[int, int]) -> list[ast.expr]:
 
 
 def _holds(node: Any, at: tuple[int, int]) -> bool:
-    end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
-    return (node.lineno, node.col_offset) <= at < end
+    """Whether a statement (of a parsed tree: its end is known) holds the position ``at``."""
+    return (node.lineno, node.col_offset) <= at < (node.end_lineno, node.end_col_offset)
 
 
 def _name_uses(tree: ast.Module) -> set[str]:
