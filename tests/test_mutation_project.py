@@ -552,3 +552,21 @@ def test_a_seeding_hook_whose_caller_cannot_be_read_again_may_run(tmp_path: Path
         function = index.function(node)
         assert function is not None and function.seeds[0].guard == "pytest"
         assert len(index.live_seeds(node, function)) == live
+
+
+def test_a_draw_in_a_module_read_from_its_bytes_is_named_in_the_message(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "models.py").write_text(
+        "import torch\n\n\ndef build():\n    return torch.nn.Linear(3, 3)\n"
+    )
+    (project / "train.py").write_text(
+        "import numpy as np\n\nfrom models import build\n\n\n"
+        "def main():\n    np.random.seed(0)\n    return build()\n"
+    )
+    message = (
+        "This program seeds `np.random` but never torch (it draws in `models`): "
+        "add `torch.manual_seed`"
+    )
+    found = findings(project, monkeypatch, capsys, "--no-cache", "--select", "RNG004", ".")
+    assert found == [("train.py", 7, "RNG004", message)]
