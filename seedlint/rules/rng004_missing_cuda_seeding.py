@@ -155,7 +155,13 @@ to it; `import torch` is added when the name is not bound.
 
 It only adds seeding, so it is **safe**; it changes the random numbers torch draws afterwards,
 which is its purpose. It is **unsafe** when another program that reaches the same block already
-seeds torch elsewhere: the added call reseeds torch for that program too.
+seeds torch elsewhere: the added call reseeds torch for that program too. It is also **unsafe**
+when the block may run more than once in a run: in a function the module calls in a loop or a
+comprehension (or from a function that is so called), a method, or a function handed on
+uncalled (a callback), unless it is a seeding helper (its name says `seed`, `determinis...` or
+`reproduc...`). A per-step function that reseeds `np.random` (`if test_mode:
+np.random.seed(0)`) would then reset torch's generator at every call, and every later torch draw
+(a batch order, a dropout mask) would repeat from step to step; the fix's title says so.
 
 ## Options
 - `seed-functions`: more helpers that seed everything (qualified names), besides the library
@@ -254,8 +260,14 @@ seeds torch elsewhere: the added call reseeds torch for that program too.
             return None
         where = "before" if before else "after"
         assert isinstance(violation, MissingCudaSeedingViolation)
+        title = f"Add `{torch}.manual_seed({seed})` {where} the last seeding call"
+        owner = violation.block.owner
+        if _may_repeat(facts, owner):
+            assert not isinstance(owner, ast.Module)
+            title += f" (`{owner.name}` may run more than once: torch is reseeded at each call)"
+            return FixInfo(Applicability.UNSAFE, title)
         safety = Applicability.UNSAFE if violation.block.completed else Applicability.SAFE
-        return FixInfo(safety, f"Add `{torch}.manual_seed({seed})` {where} the last seeding call")
+        return FixInfo(safety, title)
 
     def fix(self, ctx: FixContext, violation: Violation) -> Optional[Change]:
         import libcst as cst
@@ -300,6 +312,88 @@ def _seed(
     if found is not None:
         return found
     return str(options.fix_seed) if literal_allowed(facts, last.scope, options) else None
+
+
+_SEEDING_NAMES = ("seed", "determinis", "reproduc")
+_LOOPS = (
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def _may_repeat(
+    facts: ModuleFacts, owner: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Module]
+) -> bool:
+    """Whether the seed block may run more than once in a run, where a ``torch.manual_seed``
+    would reset torch's generator at every call (a per-step ``if test_mode:
+    np.random.seed(0)``): its function is called in a loop of this module, or by a function
+    that is (to a fixpoint), or is a method, or is used otherwise than called (a callback).
+    Not a seeding helper (its name says so) nor the module's top level."""
+    if isinstance(owner, ast.Module) or any(w in owner.name.lower() for w in _SEEDING_NAMES):
+        return False
+    return owner in facts.once("rng004.repeating", lambda: _repeating(facts))
+
+
+def _repeating(facts: ModuleFacts) -> frozenset[ast.AST]:
+    functions = [f for f, _ in facts.builder.functions]
+    methods = {
+        id(item)
+        for cls, _ in facts.builder.classes
+        for item in cls.body
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    repeating: set[ast.AST] = {f for f in functions if id(f) in methods}
+    called: dict[int, list[ast.AST]] = {}  # a function: the functions (or module) calling it
+    in_loop: set[int] = set()
+    for function in [facts.tree, *functions]:
+        for node, looped in _calls_in(function):
+            for meaning in facts.resolver.meanings(node.func, facts.call_scopes[id(node)]):
+                if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    called.setdefault(id(meaning), []).append(function)
+                    if looped:
+                        in_loop.add(id(meaning))
+    uncalled = _read_uncalled(facts)
+    repeating |= {f for f in functions if id(f) in in_loop or f.name in uncalled}
+    changed = True
+    while changed:
+        changed = False
+        for function in functions:
+            if function not in repeating and any(
+                caller in repeating for caller in called.get(id(function), ())
+            ):
+                repeating.add(function)
+                changed = True
+    return frozenset(repeating)
+
+
+def _calls_in(function: ast.AST) -> Iterator[tuple[ast.Call, bool]]:
+    """The calls of ``function``'s own body (not of nested functions or classes), each with
+    whether it sits in a loop or a comprehension there."""
+    stack: list[tuple[ast.AST, bool]] = [(child, False) for child in ast.iter_child_nodes(function)]
+    while stack:
+        node, looped = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call):
+            yield node, looped
+        inner = looped or isinstance(node, _LOOPS)
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
+def _read_uncalled(facts: ModuleFacts) -> frozenset[str]:
+    """The names the module reads other than as the callee of a call (a function handed on as
+    a callback, or stored: it may be called any number of times)."""
+    callees = {id(call.func) for call, _ in facts.builder.calls}
+    return frozenset(
+        node.id
+        for node in ast.walk(facts.tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in callees
+    )
 
 
 def _insertion(violation: Violation) -> Optional[tuple[SeedCall, ast.stmt, bool]]:
