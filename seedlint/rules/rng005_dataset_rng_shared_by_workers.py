@@ -12,7 +12,6 @@ from seedlint.analysis.workers import (
     copied_by,
     init_functions,
     lacks_init_fn,
-    may_have_workers,
     reseeds,
     reusable_function,
 )
@@ -20,7 +19,8 @@ from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, loader_call, top_statement
 from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
-from seedlint.project.loaders import project_index
+from seedlint.project.loaders import ProjectLoaders, project_index
+from seedlint.project.summary import builder_parameters
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
@@ -221,10 +221,15 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
         if not facts.copied_rngs:
             return
         flagged: dict[int, tuple[CopiedRng, list[ast.Call], list[bool]]] = {}
-        for loader in facts.dataloader_calls:
-            if not may_have_workers(loader):
+        project = ProjectLoaders.of(facts)
+        for each in facts.dataloader_calls:
+            bound = project.with_workers(each)  # a builder's: as its callers bind it
+            if not bound:
                 continue
+            loader = next((b for b in bound if lacks_init_fn(b)), bound[0])
             missing = lacks_init_fn(loader)
+            # The builder's callers pass the worker_init_fn: a fix belongs there, not here.
+            fix_here = loader is each or "worker_init_fn" not in builder_parameters(facts, each)
             functions = None if missing else init_functions(facts, loader)
             if not missing and functions is None:
                 continue  # a worker_init_fn this module cannot read: it may reseed
@@ -232,10 +237,11 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
                 if functions is not None and all(reseeds(facts, f, [copied]) for f in functions):
                     continue
                 entry = flagged.setdefault(id(copied.call), (copied, [], []))
-                if missing:
+                if missing and fix_here:
                     entry[1].append(loader.call)
                 else:
-                    entry[2].append(True)  # a worker_init_fn that does not reseed it
+                    entry[2].append(True)  # a worker_init_fn that does not reseed it, or
+                    # a fix that belongs to the builder's callers
         for copied, loaders, other in sorted(flagged.values(), key=lambda e: _start(e[0].call)):
             fixable = () if other else tuple(loaders)  # the fix alone would not be enough
             yield SharedDatasetRngViolation(copied.call, copied, fixable)
