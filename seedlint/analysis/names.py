@@ -650,8 +650,9 @@ class NameResolver:
     def _items(
         self, container: ast.Name, scope: Scope, depth: int
     ) -> Optional[list[tuple[ast.expr, Scope]]]:
-        """The values written in the displays a name is bound to (a comprehension's: those of
-        the display it runs over); None when they are not all written there."""
+        """The values written in the displays a name is bound to (a comprehension yielding its
+        first loop's name: those of the display that loop runs over); None when they are not all
+        written there."""
         bindings = lookup(container.id, scope)
         if not bindings or depth > 2 or self._mutated(container.id):
             return None
@@ -673,8 +674,8 @@ class NameResolver:
             if any(isinstance(e, ast.Starred) for e in value.elts):
                 return None
             return [(e, scope) for e in value.elts]
-        if isinstance(value, (ast.DictComp, ast.ListComp)) and len(value.generators) == 1:
-            loop = value.generators[0]
+        if isinstance(value, (ast.DictComp, ast.ListComp)):
+            loop = value.generators[0]  # its values are among the first loop's (later ones repeat)
             element = value.value if isinstance(value, ast.DictComp) else value.elt
             if not (
                 isinstance(loop.target, ast.Name)
