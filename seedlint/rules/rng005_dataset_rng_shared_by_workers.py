@@ -125,7 +125,12 @@ Checks for an RNG object created before the DataLoader workers start and held by
 `random.Random`, `torch.Generator`) in the dataset's `__init__`, or such an object at module level
 used in the dataset's methods, when a `DataLoader` of the module whose `num_workers` may be
 non-zero iterates that dataset (or a dataset it cannot tell apart) and no `worker_init_fn` of that
-loader reseeds the object.
+loader reseeds the object. When the loader's own arguments give it no workers and it is built in
+a function whose `num_workers` is one of its parameters, the project's calls of that function
+decide (`def make_loader(ds, num_threads=0)` called with `num_threads=4`; its `worker_init_fn`
+too, when that is a parameter). A dataset class taken from a dict, list or tuple of classes
+(`DATASETS[config.dataset](...)`, with `DATASETS = {c.__name__: c for c in ALL_DATASETS}`) may
+be any of them.
 
 It is reported at the call that creates the object: that is where the problem lies. It fires also
 when the loader's `worker_init_fn` is the PyTorch recipe's `seed_worker`, which reseeds only
@@ -220,7 +225,8 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
         yield from self._imported(facts)
         if not facts.copied_rngs:
             return
-        flagged: dict[int, tuple[CopiedRng, list[ast.Call], list[bool]]] = {}
+        # the object -> (it, the loaders a fix passes a worker_init_fn, those it cannot fix)
+        flagged: dict[int, tuple[CopiedRng, list[ast.Call], list[ast.Call]]] = {}
         project = ProjectLoaders.of(facts)
         for each in facts.dataloader_calls:
             bound = project.with_workers(each)  # a builder's: as its callers bind it
@@ -240,8 +246,8 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
                 if missing and fix_here:
                     entry[1].append(loader.call)
                 else:
-                    entry[2].append(True)  # a worker_init_fn that does not reseed it, or
-                    # a fix that belongs to the builder's callers
+                    # a worker_init_fn that does not reseed it, or one the builder's callers pass
+                    entry[2].append(loader.call)
         for copied, loaders, other in sorted(flagged.values(), key=lambda e: _start(e[0].call)):
             fixable = () if other else tuple(loaders)  # the fix alone would not be enough
             yield SharedDatasetRngViolation(copied.call, copied, fixable)
