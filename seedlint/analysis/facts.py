@@ -298,10 +298,15 @@ class ModuleFacts:
             return False
         if expr.id in scope.global_names or expr.id not in scope.bindings:
             return False
-        return not any(
-            isinstance(binding.node, ast.Nonlocal)
-            for other in self.builder.scope_of.values()
-            for binding in other.bindings.get(expr.id, ())
+        return expr.id not in self.once("facts.nonlocal_names", self._nonlocal_names)
+
+    def _nonlocal_names(self) -> frozenset[str]:
+        """The names some scope of the module declares ``nonlocal`` (looked for once)."""
+        return frozenset(
+            name
+            for scope in self.builder.scope_of.values()
+            for name, bindings in scope.bindings.items()
+            if any(isinstance(binding.node, ast.Nonlocal) for binding in bindings)
         )
 
     def partial_of(self, call: ast.Call, scope: Scope) -> Optional[ast.Call]:
