@@ -94,3 +94,13 @@ def test_the_mutation_scan_is_made_once_per_name() -> None:
         assert isinstance(statement, ast.Assign)
         assert facts.resolver.meanings(statement.value, scope)
     assert facts.resolver.__dict__["_mutated_memo"] == {"D": False, "E": False}
+
+
+def test_a_parameter_whose_default_is_a_dict_may_be_any_dict() -> None:
+    tree = ast.parse(HEADER + "def f(k, D={'a': A}):\n    return D[k]\n")
+    facts = ModuleFacts(tree, path="train.py")
+    function = tree.body[-1]
+    assert isinstance(function, ast.FunctionDef)
+    read = function.body[0]
+    assert isinstance(read, ast.Return) and read.value is not None
+    assert facts.resolver.meanings(read.value, facts.resolver.scope_of(function)) == frozenset()
