@@ -76,6 +76,8 @@ HEADER = "class A: pass\nclass B: pass\nfrom lib import C\n"
             [],
         ),
         ("L0 = [A]\nL1 = [c for c in L0]\nL2 = [c for c in L1]\npick = L2[0]", ["A"]),
+        ("L0 = [A]\nD = [c for c in [c for c in [c for c in L0]]]\npick = D[0]", []),
+        ("L0 = [A]\nD = [c for c in [c for c in L0]]\npick = D[0]", ["A"]),
     ],
 )
 def test_an_item(code: str, expected: list[str]) -> None:

@@ -35,7 +35,7 @@ does before the read is not looked at.
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Optional, cast
 
 from seedlint.analysis.names import dotted_name
 
@@ -166,7 +166,7 @@ def _containing(statements: list[ast.stmt], read: ast.expr) -> Optional[int]:
     """The index of the statement of ``statements`` that holds ``read`` (by position)."""
     start = (read.lineno, read.col_offset)
     for index, statement in enumerate(statements):
-        end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+        end = (cast(int, statement.end_lineno), cast(int, statement.end_col_offset))
         if (statement.lineno, statement.col_offset) <= start < end:
             return index
     return None
