@@ -114,15 +114,15 @@ class _Guard:
             return all(self._implies(v, truth) for v in test.values)  # one of them did
         if dotted_name(test) == self.target:
             return truth
-        if (
-            isinstance(test, ast.Compare)
-            and len(test.ops) == 1
-            and isinstance(test.ops[0], (ast.Is, ast.IsNot))
-            and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value is None
-            and dotted_name(test.left) == self.target
-        ):
-            return truth == isinstance(test.ops[0], ast.IsNot)
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            [op], [right] = test.ops, test.comparators
+            if (
+                isinstance(op, (ast.Is, ast.IsNot))
+                and isinstance(right, ast.Constant)
+                and right.value is None
+                and dotted_name(test.left) == self.target
+            ):
+                return truth == isinstance(op, ast.IsNot)
         return False
 
     def _kills_all(self, nodes: list[ast.stmt]) -> bool:
