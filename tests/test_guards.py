@@ -153,6 +153,11 @@ ATTRIBUTES = [
     ("if self.a is not None:\n    self.reset()\nelse:\n    return\nuse(self.a)", False),
     ("if self.a is not None and self.check():\n    use(self.a)", False),
     ("if self.b is None:\n    return\nuse(self.a)", False),
+    ("if self.a is None:\n    return\nyield 1\nuse(self.a)", False),
+    ("if self.a is None:\n    return\nyield from r\nuse(self.a)", False),
+    ("if self.a is None:\n    return\nr = 1\nuse(self.a)", True),
+    ("if self.a is None:\n    return\nself.__dict__['a'] = None\nuse(self.a)", False),
+    ("if self.a is None:\n    return\nr = self.__dict__\nuse(self.a)", False),
 ]
 
 
@@ -161,10 +166,23 @@ def test_an_attribute(body: str, expected: bool) -> None:
     assert _holds(body, local=False) is expected
 
 
-def test_a_name_that_is_not_local_is_cleared_by_any_call() -> None:
-    body = "if x is None:\n    return\nprint(y)\nuse(x)"
+@pytest.mark.parametrize("between", ["print(y)", "yield y", "y = yield", "yield from r"])
+def test_a_name_that_is_not_local_is_cleared_by_any_call_or_yield(between: str) -> None:
+    body = f"if x is None:\n    return\n{between}\nuse(x)"
     assert _holds(body, local=True)
     assert not _holds(body, local=False)
+
+
+def test_an_await_clears_an_attribute() -> None:
+    code = (
+        "async def f(self):\n    if self.a is None:\n        return\n    await g()\n"
+        "    use(self.a)\n"
+    )
+    tree = ast.parse(code)
+    assert not not_none_at(_read(tree), tree.body[0], False)
+    no_await = code.replace("await g()", "pass")
+    tree = ast.parse(no_await)
+    assert not_none_at(_read(tree), tree.body[0], False)
 
 
 def test_the_module_body_is_walked_too() -> None:

@@ -24,9 +24,10 @@ The tests understood: ``x is None``, ``x is not None``, ``x`` (true: not None), 
 ``T and U``, ``T or U``. An ``assert`` is no guard (``python -O`` drops it).
 
 What clears it: between the test and the read, a statement or test that assigns or deletes
-the expression (for an attribute, any attribute of that name, on whatever object; or the name
-it hangs on) and, unless the expression is a local name of the function, any call (a call may
-set the attribute); a loop between the test and the read counts as a whole (its earlier
+the expression (for an attribute, any attribute of that name, on whatever object, or any
+``__dict__``; or the name it hangs on) and, unless the expression is a local name of the
+function, any call, ``yield`` or ``await`` (other code may run there and set the attribute); a
+loop between the test and the read counts as a whole (its earlier
 iterations), and so do the headers of a ``with``; a read in a ``try``'s handlers, ``else`` or
 ``finally``, or in a ``match`` case, keeps nothing from above. What the read's own statement
 does before the read is not looked at.
@@ -43,6 +44,8 @@ _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _WITHS = (ast.With, ast.AsyncWith)
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Where other code may run and set an attribute: a call, and a generator or coroutine giving way.
+_RUNS_OTHER_CODE = (ast.Call, ast.Yield, ast.YieldFrom, ast.Await)
 
 
 def not_none_at(read: ast.expr, root: ast.AST, local: bool) -> bool:
@@ -131,13 +134,15 @@ class _Guard:
     def _kills(self, node: ast.AST) -> bool:
         """Whether running ``node`` may change what the target is."""
         for sub in ast.walk(node):
-            if isinstance(sub, ast.Call):
+            if isinstance(sub, _RUNS_OTHER_CODE):
                 if self.calls:
                     return True
             elif isinstance(sub, ast.Name):
                 if sub.id == self.base and not isinstance(sub.ctx, ast.Load):
                     return True
             elif isinstance(sub, ast.Attribute):
+                if sub.attr == "__dict__" and self.attrs:
+                    return True  # `self.__dict__["x"] = None`
                 if sub.attr in self.attrs and not isinstance(sub.ctx, ast.Load):
                     return True
             elif _binds(sub, self.base):
