@@ -153,6 +153,12 @@ ATTRIBUTES = [
     ("if self.a is not None:\n    self.reset()\nelse:\n    return\nuse(self.a)", False),
     ("if self.a is not None and self.check():\n    use(self.a)", False),
     ("if self.b is None:\n    return\nuse(self.a)", False),
+    ("if self.a is None:\n    return\nmatch v:\n    case self:\n        pass\nuse(self.a)", False),
+    (
+        "if self.a is None:\n    return\nmatch v:\n    case [*self]:\n        pass\nuse(self.a)",
+        False,
+    ),
+    ("if self.a is None:\n    return\nmatch v:\n    case other:\n        pass\nuse(self.a)", True),
     ("if self.a is None:\n    return\nyield 1\nuse(self.a)", False),
     ("if self.a is None:\n    return\nyield from r\nuse(self.a)", False),
     ("if self.a is None:\n    return\nr = 1\nuse(self.a)", True),
