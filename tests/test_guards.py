@@ -191,6 +191,23 @@ def test_an_await_clears_an_attribute() -> None:
     assert not_none_at(_read(tree), tree.body[0], False)
 
 
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("if x is None:\n    raise SystemExit\nx\n", True),
+        ("if x is not None:\n    x\n", True),
+        ("x\n", False),
+    ],
+)
+def test_a_read_that_starts_its_statement(code: str, expected: bool) -> None:
+    tree = ast.parse(code)
+    last = tree.body[-1]
+    while not isinstance(last, ast.Expr):
+        assert isinstance(last, ast.If)
+        last = last.body[-1]
+    assert not_none_at(last.value, tree, True) is expected
+
+
 def test_the_module_body_is_walked_too() -> None:
     tree = ast.parse("if x is None:\n    raise SystemExit\nuse(x)\n")
     assert not_none_at(_read(tree), tree, False)
