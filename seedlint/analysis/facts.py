@@ -15,6 +15,7 @@ from typing import Optional, TypeVar, Union
 from seedlint.analysis.calls import DATALOADER, CallBinder, Signature
 from seedlint.analysis.configs import ConfigSource
 from seedlint.analysis.flow import never_run
+from seedlint.analysis.guards import not_none_at
 from seedlint.analysis.libraries import checked_loader_classes, worker_seeding_loaders
 from seedlint.analysis.names import (
     PARTIAL,
@@ -38,7 +39,7 @@ from seedlint.analysis.seeding import (
     Seeding,
     SeedingClassifier,
 )
-from seedlint.analysis.values import Value, ValueEvaluator
+from seedlint.analysis.values import Value, ValueEvaluator, without_none
 
 T = TypeVar("T")
 
@@ -263,8 +264,50 @@ class ModuleFacts:
                 args = self.binder.bind(bare, DATALOADER, scope)
             else:
                 args = self.binder.bind(bound, DATALOADER, scope)
+                if partial is None:
+                    args = self._narrowed_samplers(call, scope, args)
             result.append(LoaderCall(call, scope, args, custom, partial))
         return result
+
+    def _narrowed_samplers(
+        self, call: ast.Call, scope: Scope, args: dict[str, Value]
+    ) -> dict[str, Value]:
+        """``sampler=`` (or ``batch_sampler=``) that the tests on the way to the loader show is
+        not None there: PyTorch's DataLoader raises when it is given with ``shuffle=True``, so
+        this loader cannot shuffle."""
+        for name in ("sampler", "batch_sampler"):
+            if not args[name].may(_is_none):
+                continue
+            expr = DATALOADER.argument(call, name)
+            if isinstance(expr, (ast.Name, ast.Attribute)) and self._guarded(expr, scope):
+                args = {**args, name: without_none(args[name])}
+        return args
+
+    def _guarded(self, expr: ast.expr, scope: Scope) -> bool:
+        """The tests on every path to ``expr`` (in its function's or module's own statements)
+        show it is not None."""
+        root = scope.node
+        if not isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            return False  # a lambda runs later; a comprehension or class body: not followed
+        return not_none_at(expr, root, self._local_name(expr, scope))
+
+    def _local_name(self, expr: ast.expr, scope: Scope) -> bool:
+        """``expr`` is a name local to ``scope``'s function that no other scope rebinds
+        (``nonlocal``): no call can change it."""
+        if not isinstance(expr, ast.Name) or isinstance(scope.node, ast.Module):
+            return False
+        if expr.id in scope.global_names or expr.id not in scope.bindings:
+            return False
+        return expr.id not in self.once("facts.nonlocal_names", self._nonlocal_names)
+
+    def _nonlocal_names(self) -> frozenset[str]:
+        """The names some scope of the module declares ``nonlocal`` (looked for once)."""
+        return frozenset(
+            name
+            for scope in self.builder.scope_of.values()
+            for name, bindings in scope.bindings.items()
+            if any(isinstance(binding.node, ast.Nonlocal) for binding in bindings)
+        )
 
     def partial_of(self, call: ast.Call, scope: Scope) -> Optional[ast.Call]:
         """The ``functools.partial(Class, ...)`` that ``call``'s callee is on every path (its
@@ -538,6 +581,10 @@ class ModuleFacts:
                 return current.node
             current = current.parent
         return self.tree
+
+
+def _is_none(option: object) -> bool:
+    return option is None
 
 
 def _is_self_attribute(target: ast.expr) -> bool:

@@ -475,6 +475,8 @@ def _mentions(expr: Optional[ast.expr], names: set[str]) -> bool:
 
 
 PARTIAL = "functools.partial"
+# Methods that add to a list or dict in place (the dict ones are among the dict mutations too).
+_ADDING = frozenset({"append", "extend", "insert", "update", "setdefault", "__setitem__"})
 
 
 def _spelled_partial(func: ast.expr) -> bool:
@@ -619,6 +621,8 @@ class NameResolver:
             yield from self.meanings(expr.orelse, scope)
         elif isinstance(expr, ast.NamedExpr):
             yield from self.meanings(expr.value, scope)
+        elif isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name):
+            yield from self._item_meanings(expr.value, scope)
         elif (
             isinstance(expr, ast.Call)
             and expr.args
@@ -626,6 +630,78 @@ class NameResolver:
             and PARTIAL in self.qualnames(expr.func, scope)
         ):
             yield from self.meanings(expr.args[0], scope)  # what partial(f, ...) calls is f
+
+    def _item_meanings(self, container: ast.Name, scope: Scope) -> Iterator[Meaning]:
+        """What an item of a dict, list or tuple may be: any of its values
+        (``DATASETS[name]`` with ``DATASETS = {"a": A, "b": B}``, or
+        ``{c.__name__: c for c in [A, B]}``), when every binding of the name is such a display,
+        nothing changes it in place, and each value means something; else nothing."""
+        items = self._items(container, scope, 0)
+        if items is None:
+            return
+        found: list[Meaning] = []
+        for item, item_scope in items:
+            meanings = self.meanings(item, item_scope)
+            if not meanings:
+                return  # one value unknown: the item may be anything
+            found.extend(meanings)
+        yield from found
+
+    def _items(
+        self, container: ast.Name, scope: Scope, depth: int
+    ) -> Optional[list[tuple[ast.expr, Scope]]]:
+        """The values written in the displays a name is bound to (a comprehension yielding its
+        first loop's name: those of the display that loop runs over); None when they are not all
+        written there."""
+        bindings = lookup(container.id, scope)
+        if not bindings or depth > 2 or self._mutated(container.id):
+            return None
+        found: list[tuple[ast.expr, Scope]] = []
+        for binding in bindings:
+            value = binding.value if binding.kind == "assign" else None
+            items = self._display(value, binding.scope, depth)
+            if items is None:
+                return None
+            found.extend(items)
+        return found
+
+    def _display(
+        self, value: Optional[ast.expr], scope: Scope, depth: int
+    ) -> Optional[list[tuple[ast.expr, Scope]]]:
+        if isinstance(value, ast.Dict):
+            return None if None in value.keys else [(v, scope) for v in value.values]
+        if isinstance(value, (ast.List, ast.Tuple)):
+            if any(isinstance(e, ast.Starred) for e in value.elts):
+                return None
+            return [(e, scope) for e in value.elts]
+        if isinstance(value, (ast.DictComp, ast.ListComp)):
+            loop = value.generators[0]  # its values are among the first loop's (later ones repeat)
+            element = value.value if isinstance(value, ast.DictComp) else value.elt
+            if not (
+                isinstance(loop.target, ast.Name)
+                and isinstance(element, ast.Name)
+                and element.id == loop.target.id
+            ):
+                return None
+            if isinstance(loop.iter, ast.Name):
+                return self._items(loop.iter, scope, depth + 1)
+            return self._display(loop.iter, scope, depth + 1)
+        return None
+
+    def _mutated(self, name: str) -> bool:
+        """Whether some code may add to a container of this name in place (``d[k] = v``,
+        ``d.update(...)``, ``items.append(...)``, in any scope)."""
+        memo: dict[str, bool] = self.__dict__.setdefault("_mutated_memo", {})
+        found = memo.get(name)
+        if found is None:
+            found = memo[name] = any(m.name == name for m in self.builder.dict_mutations) or any(
+                isinstance(call.func, ast.Attribute)
+                and call.func.attr in _ADDING
+                and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == name
+                for call, _ in self.builder.calls
+            )
+        return found
 
     def _binding_meanings(self, binding: Binding) -> Iterator[Meaning]:
         if binding.kind == "import" and binding.qualname is not None:

@@ -165,6 +165,18 @@ def union(values: Iterable[Value]) -> Value:
     return Value(frozenset(collected), origins=tuple(origins))
 
 
+def without_none(value: Value) -> Value:
+    """``value`` where a test on the way has shown it is not None: its other options (some
+    object, when it may be anything or was only ever None)."""
+    if value.options is None:
+        return known(OBJECT)
+    rest = value.options - {None}
+    if not rest:
+        return known(OBJECT)
+    origins = tuple((option, where) for option, where in value.origins if option is not None)
+    return Value(rest, value.unknowable, origins)
+
+
 def is_truthy(option: object) -> bool:
     """Whether a known option may be true (ABSENT is never; OBJECT may be)."""
     if option is ABSENT:

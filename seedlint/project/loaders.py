@@ -1,4 +1,4 @@
-"""What RNG001 and RNG002 take from the project: loader calls the module's own names cannot
+"""What RNG001, RNG002 and RNG005 take from the project: loader calls the module's own names cannot
 show (a DataLoader subclass of another module, DataLoader reached through a star import) and
 the values a builder's parameters take at its callers.
 
@@ -10,13 +10,14 @@ index stands in (same-module builders and callers still count).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Union
 
 from seedlint.analysis.calls import DATALOADER, Signature
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
 from seedlint.analysis.names import FunctionNode, Scope
 from seedlint.analysis.values import ABSENT, UNKNOWABLE, Value, known
+from seedlint.analysis.workers import may_have_workers
 from seedlint.project.index import ProjectIndex, Site, single
 from seedlint.project.summary import (
     Init,
@@ -113,6 +114,19 @@ class ProjectLoaders:
                 values[name] = value
                 shown[name] = f"{name}={text}" if text else name
             found.append(Binding(site.where, values, shown))
+        return found
+
+    def with_workers(self, loader: LoaderCall) -> list[LoaderCall]:
+        """The loader as each path that may give it workers binds it: itself, when its own
+        arguments may; else as each caller of its builder that may binds the builder's
+        parameters. Empty: no path the project shows gives it workers."""
+        if may_have_workers(loader):
+            return [loader]
+        found: list[LoaderCall] = []
+        for binding in self.bindings(loader):
+            bound = replace(loader, args={**loader.args, **binding.values})
+            if may_have_workers(bound):
+                found.append(bound)
         return found
 
     def _bound(self, function: FunctionNode, parameter: str, site: Site) -> tuple[Value, str]:

@@ -69,7 +69,10 @@ class ShuffleWithoutGenerator(Rule):
 ## What it does
 Checks for a torch `DataLoader` (or a subclass, or a class listed in `dataloader-classes`) whose
 `shuffle` may be true and that has no `generator` (absent, or `None`), while no `sampler` or
-`batch_sampler` object replaces the shuffling.
+`batch_sampler` object replaces the shuffling. PyTorch raises when one is given with
+`shuffle=True`, so a sampler that is an object on every path, or a name or attribute that the
+tests on the way to the loader show is not None (`if self.valid_sampler is None: return`, then
+`DataLoader(sampler=self.valid_sampler, **kwargs)`), means no shuffling there.
 
 It does not flag a loader over an `IterableDataset` class of the module (PyTorch raises for
 `shuffle=True` there), nor one that the same function hands to Hugging Face accelerate with

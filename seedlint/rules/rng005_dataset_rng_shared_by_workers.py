@@ -12,7 +12,6 @@ from seedlint.analysis.workers import (
     copied_by,
     init_functions,
     lacks_init_fn,
-    may_have_workers,
     reseeds,
     reusable_function,
 )
@@ -20,7 +19,8 @@ from seedlint.core import Applicability, FixAvailability
 from seedlint.fixes.imports import Names
 from seedlint.fixes.locate import loader_argument_fix, loader_call, top_statement
 from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
-from seedlint.project.loaders import project_index
+from seedlint.project.loaders import ProjectLoaders, project_index
+from seedlint.project.summary import builder_parameters
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
@@ -125,7 +125,12 @@ Checks for an RNG object created before the DataLoader workers start and held by
 `random.Random`, `torch.Generator`) in the dataset's `__init__`, or such an object at module level
 used in the dataset's methods, when a `DataLoader` of the module whose `num_workers` may be
 non-zero iterates that dataset (or a dataset it cannot tell apart) and no `worker_init_fn` of that
-loader reseeds the object.
+loader reseeds the object. When the loader's own arguments give it no workers and it is built in
+a function whose `num_workers` is one of its parameters, the project's calls of that function
+decide (`def make_loader(ds, num_threads=0)` called with `num_threads=4`; its `worker_init_fn`
+too, when that is a parameter). A dataset class taken from a dict, list or tuple of classes
+(`DATASETS[config.dataset](...)`, with `DATASETS = {c.__name__: c for c in ALL_DATASETS}`) may
+be any of them.
 
 It is reported at the call that creates the object: that is where the problem lies. It fires also
 when the loader's `worker_init_fn` is the PyTorch recipe's `seed_worker`, which reseeds only
@@ -220,11 +225,17 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
         yield from self._imported(facts)
         if not facts.copied_rngs:
             return
-        flagged: dict[int, tuple[CopiedRng, list[ast.Call], list[bool]]] = {}
-        for loader in facts.dataloader_calls:
-            if not may_have_workers(loader):
+        # the object -> (it, the loaders a fix passes a worker_init_fn, those it cannot fix)
+        flagged: dict[int, tuple[CopiedRng, list[ast.Call], list[ast.Call]]] = {}
+        project = ProjectLoaders.of(facts)
+        for each in facts.dataloader_calls:
+            bound = project.with_workers(each)  # a builder's: as its callers bind it
+            if not bound:
                 continue
+            loader = next((b for b in bound if lacks_init_fn(b)), bound[0])
             missing = lacks_init_fn(loader)
+            # The builder's callers pass the worker_init_fn: a fix belongs there, not here.
+            fix_here = loader is each or "worker_init_fn" not in builder_parameters(facts, each)
             functions = None if missing else init_functions(facts, loader)
             if not missing and functions is None:
                 continue  # a worker_init_fn this module cannot read: it may reseed
@@ -232,10 +243,11 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
                 if functions is not None and all(reseeds(facts, f, [copied]) for f in functions):
                     continue
                 entry = flagged.setdefault(id(copied.call), (copied, [], []))
-                if missing:
+                if missing and fix_here:
                     entry[1].append(loader.call)
                 else:
-                    entry[2].append(True)  # a worker_init_fn that does not reseed it
+                    # a worker_init_fn that does not reseed it, or one the builder's callers pass
+                    entry[2].append(loader.call)
         for copied, loaders, other in sorted(flagged.values(), key=lambda e: _start(e[0].call)):
             fixable = () if other else tuple(loaders)  # the fix alone would not be enough
             yield SharedDatasetRngViolation(copied.call, copied, fixable)
