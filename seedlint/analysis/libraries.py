@@ -278,6 +278,7 @@ WORKER_SEEDING_CLASSES: tuple[WorkerSeedingClass, ...] = (
     ),
 )
 
+
 @dataclass(frozen=True)
 class WorkerSeedingMethod:
     """A framework object's seeding method that seeds the workers unless its ``workers``
@@ -289,7 +290,6 @@ class WorkerSeedingMethod:
     method: str
     workers: str
     framework: str
-    modules: tuple[str, ...]  # the framework's modules (one of them imported)
     source: str
 
 
@@ -303,7 +303,6 @@ WORKER_SEEDING_METHODS: tuple[WorkerSeedingMethod, ...] = (
         "seed_everything",
         "workers",
         "Lightning",
-        ("lightning", "lightning_fabric"),
         "pytorch-lightning 2.6.6: lightning/fabric/fabric.py (Fabric.seed_everything: "
         "workers=None becomes True, then seed_everything(seed, workers=workers))",
     ),

@@ -210,7 +210,8 @@ class WorkerSeedingSite:
 
 def worker_seeding_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
     """The module's :class:`WorkerSeedingSite` s, in source order (found once per module; the
-    classes and the variable only where the module's text names them)."""
+    classes, methods and the variable only in a module that imports Lightning, and where its
+    text, when known, names them)."""
     return facts.once("workers.seeding_sites", lambda: _worker_seeding_sites(facts))
 
 
@@ -219,6 +220,8 @@ def _worker_seeding_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
         WorkerSeedingSite(s.call, facts.enclosing_function(s.scope), s.workers)
         for s in framework_seeding(facts)
     ]
+    if not any(facts.resolver.imports_module(name) for name in LIGHTNING_MODULES):
+        return found  # the rest is looked for only where Lightning is imported (few modules)
     text = facts.text
     if not text or "LightningCLI" in text:
         for call, scope in facts.builder.calls:
@@ -233,8 +236,6 @@ def _worker_seeding_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
                 found.append(WorkerSeedingSite(call, facts.enclosing_function(scope), True))
     for method in WORKER_SEEDING_METHODS:
         if text and method.method not in text:
-            continue
-        if not any(facts.resolver.imports_module(name) for name in method.modules):
             continue
         for call, scope in facts.builder.calls:
             func = call.func

@@ -122,19 +122,20 @@ workers=True)` unless `seed_everything_default` (or the configuration's `seed_ev
 False (`lightning/pytorch/cli.py`, `_set_seed`).
 
 That is decided per program. A module that asks for it itself (`seed_everything(...,
-workers=True)`, `fabric.seed_everything(...)`, a `LightningCLI`, `PL_SEED_WORKERS` set in code)
-has none of its loaders reported. In a module that imports Lightning, a loader is not reported
-when a program of the project reaching it asks for it (an entry point that calls the function
-building the loader, or builds its class: the Trainer calls a DataModule's hooks on the object),
-nor when no program of the project reaches it (a library's DataModule, a class only a
-configuration names: what only code outside the project supplies is no finding). Where the
-programs reaching it call `seed_everything` without `workers=True` (or a module calls it so
-itself), it is reported, and the message says that Lightning seeds the workers only with
-`workers=True`, or names that call when it is in another module: ``no `workers=True` at
-`train.py:9` ``. Where they never ask Lightning to seed the workers, Lightning installs nothing,
-and the loader is reported like any other. A loader of a module that does not import Lightning
-is judged from its own module. PyG's loaders and torchdata's `StatefulDataLoader` are
-checked as DataLoaders; litdata's `StreamingDataLoader` is not (its dataset seeds its order).
+workers=True)`; where it imports Lightning, `fabric.seed_everything(...)`, a `LightningCLI`, or
+`PL_SEED_WORKERS` set in code) has none of its loaders reported. In a module that imports
+Lightning, a loader is not reported when a program of the project reaching it asks for it (an
+entry point that calls the function building the loader, or builds its class or a subclass: the
+Trainer calls a DataModule's hooks on the object), nor when no program of the project reaches
+it (a library's DataModule, a class only a configuration names: what only code outside the
+project supplies is no finding). Where the programs reaching it call `seed_everything` without
+`workers=True` (or its module calls it so itself), it is reported, and the message says that
+Lightning seeds the workers only with `workers=True`, or names that call when it is in another
+module: ``no `workers=True` at `train.py:9` ``. Where they never ask Lightning to seed the
+workers, Lightning installs nothing, and the loader is reported like any other. A loader of a
+module that does not import Lightning is judged from its own module. PyG's loaders and
+torchdata's `StatefulDataLoader` are checked as DataLoaders; litdata's `StreamingDataLoader` is
+not (its dataset seeds its order).
 
 ## Why is this bad?
 It is often harmless, and the message says no more than is true: since PyTorch 1.9 every worker
