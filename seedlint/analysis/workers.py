@@ -16,7 +16,7 @@ from seedlint.analysis.libraries import (
     WorkerSeedingClass,
     seeder,
 )
-from seedlint.analysis.names import FunctionNode, Scope, lookup
+from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, lookup
 from seedlint.analysis.values import ABSENT, describe_origin, is_none_or_absent
 from seedlint.core import Origin
 
@@ -220,7 +220,7 @@ def _worker_seeding_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
         WorkerSeedingSite(s.call, facts.enclosing_function(s.scope), s.workers)
         for s in framework_seeding(facts)
     ]
-    if not any(facts.resolver.imports_module(name) for name in LIGHTNING_MODULES):
+    if not facts.resolver.imports_any(LIGHTNING_MODULES):
         return found  # the rest is looked for only where Lightning is imported (few modules)
     text = facts.text
     if not text or "LightningCLI" in text:
@@ -249,7 +249,7 @@ def _worker_seeding_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
                 on = facts.keyword_true(call, method.workers, scope)
             found.append(WorkerSeedingSite(call, facts.enclosing_function(scope), on))
     if not text or any(name in text for name in WORKER_SEEDING_ENVIRONMENT):
-        found.extend(_environment_sites(facts.tree))
+        found.extend(_environment_sites(facts))
     found.sort(
         key=lambda site: (getattr(site.node, "lineno", 0), getattr(site.node, "col_offset", 0))
     )
@@ -269,30 +269,32 @@ def _seeding_class(
     return None
 
 
-def _environment_sites(tree: ast.Module) -> list[WorkerSeedingSite]:
+def _environment_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
     """``os.environ["PL_SEED_WORKERS"] = "1"`` and ``os.environ.setdefault("PL_SEED_WORKERS",
     "1")``, unless the value is ``0`` (or ``"0"``): Lightning then installs nothing, as where
-    the variable is never set."""
-    found: list[WorkerSeedingSite] = []
-    stack: list[tuple[ast.AST, Union[FunctionNode, ast.Module]]] = [(tree, tree)]
+    the variable is never set. Only statements are walked for the assignments (an expression
+    holds none), and the module's calls are known already."""
+    found: list[tuple[ast.AST, Union[FunctionNode, ast.Module], ast.expr]] = []
+    stack: list[tuple[ast.AST, Union[FunctionNode, ast.Module]]] = [(facts.tree, facts.tree)]
     while stack:
         node, owner = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else owner
-            stack.append((child, inner))
-        value: Optional[ast.expr] = None
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Subscript) and _names_variable(target.slice):
-                    value = node.value
-        elif isinstance(node, ast.Call) and len(node.args) == 2:
-            func = node.func
-            setter = isinstance(func, ast.Attribute) and func.attr in ("setdefault", "putenv")
-            if setter and _names_variable(node.args[0]):
-                value = node.args[1]
-        if value is not None and not (isinstance(value, ast.Constant) and value.value in (0, "0")):
-            found.append(WorkerSeedingSite(node, owner, True))
-    return found
+                    found.append((node, owner, node.value))
+        inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else owner
+        for name in STATEMENT_FIELDS:
+            stack.extend((child, inner) for child in getattr(node, name, ()))
+    for call, scope in facts.builder.calls:
+        func = call.func
+        setter = isinstance(func, ast.Attribute) and func.attr in ("setdefault", "putenv")
+        if setter and len(call.args) == 2 and _names_variable(call.args[0]):
+            found.append((call, facts.enclosing_function(scope), call.args[1]))
+    return [
+        WorkerSeedingSite(node, owner, True)
+        for node, owner, value in found
+        if not (isinstance(value, ast.Constant) and value.value in (0, "0"))
+    ]
 
 
 def _names_variable(node: ast.AST) -> bool:
@@ -312,7 +314,7 @@ def uses_framework(facts: ModuleFacts, seeding: list[FrameworkSeeding]) -> Optio
     called anywhere in the program)."""
     if seeding:
         return seeding[0].seeder.framework
-    if any(facts.resolver.imports_module(name) for name in LIGHTNING_MODULES):
+    if facts.resolver.imports_any(LIGHTNING_MODULES):
         return "Lightning"
     return None
 

@@ -411,7 +411,7 @@ def may_need_project(facts: ModuleFacts) -> bool:
     change, and most buffers need no summary)."""
     if facts.builder.star_imports:
         return True
-    if any(facts.resolver.imports_module(name) for name in LIGHTNING_MODULES):
+    if facts.resolver.imports_any(LIGHTNING_MODULES):
         return True  # its loaders' worker seeding is decided by the programs reaching them
     if any(seed.kind in _QUESTION_KINDS for seed in facts.seed_calls):
         return True
@@ -564,7 +564,7 @@ class _Summarizer:
             classes[class_key] = ClassSummary(
                 tuple(sorted(set(bases))), methods, derives, _init_of(cls), rngs
             )
-        lightning = any(facts.resolver.imports_module(name) for name in LIGHTNING_MODULES)
+        lightning = facts.resolver.imports_any(LIGHTNING_MODULES)
         aliases: dict[str, str] = {}
         for name, bindings in facts.builder.module_scope.bindings.items():
             for binding in bindings:
