@@ -453,3 +453,41 @@ def test_a_config_value_names_its_file_and_line(
         assert origin["source"].endswith(f"{path.name}:{origin['row']}")
         key = {"shuffle": "shuffle", "num_workers": "num_workers"}[origin["name"]]
         assert key in line and origin["value"].lower() in line.lower(), (origin, line)
+
+
+# -- RNG002: Lightning's worker seeding decided by the programs reaching a loader ----------------
+LIGHTNING_DATA = (
+    "import lightning as L\nfrom torch.utils.data import DataLoader\n\n\n"
+    "class Data(L.LightningDataModule):\n    def train_dataloader(self):\n"
+    "        return DataLoader(range(8), num_workers=4)\n"
+)
+
+
+def test_rng002_names_the_seeder_of_the_program_in_another_module(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "data.py").write_text(LIGHTNING_DATA)
+    (project / "train.py").write_text(
+        "import lightning as L\n\nfrom data import Data\n\n\ndef main():\n"
+        "    L.seed_everything(3)\n    L.Trainer().fit(L.LightningModule(), Data())\n"
+    )
+    message = "DataLoader with workers and no `worker_init_fn`: no `workers=True` at `train.py:7`"
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("data.py", 7, "RNG002", message)
+    ]
+
+
+def test_the_summary_lists_the_lightning_functions_building_loaders_with_workers() -> None:
+    """Only loaders with workers and no `worker_init_fn` (the index's questions)."""
+    import ast
+
+    from seedlint.analysis.facts import ModuleFacts
+    from seedlint.project.summary import summarize
+
+    def loaders(text: str) -> tuple[str, ...]:
+        return summarize(ModuleFacts(ast.parse(text), path="data.py")).worker_loaders
+
+    assert loaders(LIGHTNING_DATA) == ("Data.train_dataloader",)
+    assert loaders(LIGHTNING_DATA.replace("num_workers=4", "num_workers=0")) == ()
+    assert loaders(LIGHTNING_DATA.replace("=4", "=4, worker_init_fn=print")) == ()
+    assert loaders(LIGHTNING_DATA.replace("import lightning as L\n", "import L\n")) == ()
