@@ -86,6 +86,56 @@ def test_a_configuration_seeder_is_never_a_fix_s_seed() -> None:
     assert b"manual_seed(path)" not in fixed.new_raw
 
 
+# -- classes whose construction seeds: transformers' Trainer ---------------------------------
+TRAINER = (
+    "import random\n\nimport torch\nfrom transformers import Trainer\n\n{classes}\n"
+    "def main(model, args):\n    random.seed(0)\n    trainer = {call}\n"
+    "    return trainer, torch.nn.Linear(2, 2)\n\n\nif __name__ == '__main__':\n"
+    "    main(None, None)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "call", ["Trainer(model=model, args=args)", "Trainer(args=args, model=model)", "Trainer()"]
+)
+def test_a_trainer_seeds_whatever_its_arguments(call: str) -> None:
+    # Its seed is `args.seed` (42 by default), never an argument of the call.
+    assert _codes(TRAINER.format(classes="", call=call), RNG004) == []
+
+
+def test_a_trainer_s_arguments_are_never_a_fix_s_seed() -> None:
+    text = (
+        "import torch\nfrom torch.utils.data import DataLoader\nfrom transformers import "
+        "Trainer\n\n\ndef main(model):\n    trainer = Trainer(model)\n"
+        "    return DataLoader(range(8), shuffle=True)\n"
+    )
+    fixed = fix_bytes(text.encode(), "x.py", Settings(select=("RNG001",)), False)
+    assert b"manual_seed(model)" not in fixed.new_raw
+
+
+@pytest.mark.parametrize(
+    "classes",
+    [
+        "class MyTrainer(Trainer):\n    pass\n\n",
+        "class MyTrainer(Trainer):\n    def __init__(self, **kw):\n"
+        "        super().__init__(**kw)\n\n",
+        "class Base(Trainer):\n    pass\n\n\nclass MyTrainer(Base):\n    pass\n\n",
+    ],
+)
+def test_constructing_a_subclass_of_trainer_seeds(classes: str) -> None:
+    text = TRAINER.format(classes=classes, call="MyTrainer(model=model, args=args)")
+    assert _codes(text, RNG004) == []
+    # A class of the same name that derives from no seeding class seeds nothing.
+    plain = text.replace("(Trainer)", "(object)")
+    row = text.splitlines().index("    random.seed(0)") + 1
+    assert _codes(plain, RNG004) == [(row, "RNG004")]
+
+
+def test_accelerate_s_accelerator_seeds_nothing() -> None:
+    text = TRAINER.replace("from transformers import Trainer", "from accelerate import Accelerator")
+    assert _codes(text.format(classes="", call="Accelerator()"), RNG004) == [(8, "RNG004")]
+
+
 # -- DeepSpeed's accelerator: CUDA only on a GPU machine ---------------------------------------
 @pytest.mark.parametrize("method", ["manual_seed", "manual_seed_all"])
 def test_accelerator_seeding_leaves_the_cpu_generator_unseeded(method: str) -> None:

@@ -455,6 +455,44 @@ def test_a_config_value_names_its_file_and_line(
         assert key in line and origin["value"].lower() in line.lower(), (origin, line)
 
 
+# -- the index's pre-filter: a module that may construct a class whose construction seeds -----
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("from transformers import Trainer\n\n\nclass T(Trainer):\n    pass\n", True),
+        ("import transformers\n\ntrainer = transformers.Trainer(model=None)\n", True),
+        # a `Trainer` of another library beside transformers, or none: read from the bytes
+        ("import transformers\nimport mylib\n\ntrainer = mylib.Trainer()\n", False),
+        ("import transformers\n\nmodel = transformers.AutoModel()\n", False),
+        ("from mylib import Trainer\n\ntrainer = Trainer()\n", False),
+    ],
+)
+def test_a_module_without_the_word_seed_is_read_when_it_may_construct_a_trainer(
+    text: str, read: bool
+) -> None:
+    from seedlint.project.summary import needs_tree
+
+    assert needs_tree(text.encode()) is read
+
+
+def test_a_generator_s_own_seed_is_no_stream_of_a_helper() -> None:
+    """`generator.manual_seed(0)` seeds no global stream: beside `np.random.seed` in a library
+    function that does not draw, it does not make that function a seeding helper (two
+    streams) that RNG004 would report."""
+    from seedlint.config import Settings
+    from seedlint.engine.check import check_text
+
+    text = (
+        "import numpy as np\nimport torch\n\n\ndef prepare(generator: torch.Generator):\n"
+        "    np.random.seed(0)\n    generator.manual_seed(0)\n    return generator\n"
+    )
+    rng004 = Settings(select=("RNG004",))
+    assert check_text(text, "gen.py", rng004).findings == []
+    # Two global streams (numpy, CUDA) make it a helper, reported at its CUDA seeding.
+    helper = text.replace("generator.manual_seed(0)", "torch.cuda.manual_seed(0)")
+    assert [f.row for f in check_text(helper, "gen.py", rng004).findings] == [7]
+
+
 # -- RNG002: Lightning's worker seeding decided by the programs reaching a loader ----------------
 LIGHTNING_DATA = (
     "import lightning as L\nfrom torch.utils.data import DataLoader\n\n\n"

@@ -82,6 +82,122 @@ WORKER_FUNCTIONS = (
 # (name, before, after, the options)
 FIXES = [
     (
+        (
+            "rng002 in a script that seeds nothing replaces `generator=None` by a generator seeded "
+            "from the fix-seed literal"
+        ),
+        (
+            "import torch\n"
+            "from torch.utils.data import DataLoader\n"
+            "\n"
+            "loader = DataLoader(range(8), num_workers=2, generator=None)\n"
+            "print(list(loader))\n"
+        ),
+        (
+            "import random\n"
+            "\n"
+            "import torch\n"
+            "from torch.utils.data import DataLoader\n"
+            "\n"
+            "\n"
+            "def seed_worker(worker_id):\n"
+            '    """Seed this DataLoader worker\'s random streams (added by seedlint)."""\n'
+            "    worker_seed = torch.initial_seed() % 2**32\n"
+            "    random.seed(worker_seed)\n"
+            "\n"
+            "\n"
+            "loader = DataLoader(\n"
+            "    range(8),\n"
+            "    num_workers=2,\n"
+            "    generator=torch.Generator().manual_seed(0),\n"
+            "    worker_init_fn=seed_worker,\n"
+            ")\n"
+            "print(list(loader))\n"
+        ),
+        [],
+    ),
+    (
+        (
+            "rng002 in a class of a script that seeds nothing adds `SEED = 0` and seeds the "
+            "loader's generator from it (unsafe)"
+        ),
+        (
+            "import torch\n"
+            "from torch.utils.data import DataLoader\n"
+            "\n"
+            "\n"
+            "class Evaluator:\n"
+            "    def __init__(self, data):\n"
+            "        self.loader = DataLoader(data, num_workers=2)\n"
+            "\n"
+            "\n"
+            'if __name__ == "__main__":\n'
+            "    Evaluator(range(8))\n"
+        ),
+        (
+            "import random\n"
+            "\n"
+            "import torch\n"
+            "from torch.utils.data import DataLoader\n"
+            "\n"
+            "\n"
+            "def seed_worker(worker_id):\n"
+            '    """Seed this DataLoader worker\'s random streams (added by seedlint)."""\n'
+            "    worker_seed = torch.initial_seed() % 2**32\n"
+            "    random.seed(worker_seed)\n"
+            "\n"
+            "\n"
+            "SEED = 0\n"
+            "\n"
+            "\n"
+            "class Evaluator:\n"
+            "    def __init__(self, data):\n"
+            "        self.loader = DataLoader(\n"
+            "            data,\n"
+            "            num_workers=2,\n"
+            "            worker_init_fn=seed_worker,\n"
+            "            generator=torch.Generator().manual_seed(SEED),\n"
+            "        )\n"
+            "\n"
+            "\n"
+            'if __name__ == "__main__":\n'
+            "    Evaluator(range(8))\n"
+        ),
+        ["--unsafe-fixes"],
+    ),
+    (
+        ("rng002 keeps a generator the program made and seeded"),
+        (
+            "import torch\n"
+            "from torch.utils.data import DataLoader\n"
+            "\n"
+            "g = torch.Generator()\n"
+            "g.manual_seed(5)\n"
+            "loader = DataLoader(range(8), num_workers=2, generator=g)\n"
+            "print(list(loader))\n"
+        ),
+        (
+            "import random\n"
+            "\n"
+            "import torch\n"
+            "from torch.utils.data import DataLoader\n"
+            "\n"
+            "\n"
+            "def seed_worker(worker_id):\n"
+            '    """Seed this DataLoader worker\'s random streams (added by seedlint)."""\n'
+            "    worker_seed = torch.initial_seed() % 2**32\n"
+            "    random.seed(worker_seed)\n"
+            "\n"
+            "\n"
+            "g = torch.Generator()\n"
+            "g.manual_seed(5)\n"
+            "loader = DataLoader(range(8), num_workers=2, generator=g, "
+            "worker_init_fn=seed_worker)\n"
+            "print(list(loader))\n"
+        ),
+        [],
+    ),
+    (
         "rng002 names its new function apart from a name read unbound after a function",
         "import torch\nfrom torch.utils.data import DataLoader\n\n\ndef main():\n"
         "    return DataLoader(range(8), num_workers=2)\n\n\nhooks = [seed_worker]\n",

@@ -46,6 +46,8 @@ class Refs:
     # names bound by unpacking a followed tuple at the followed value's place
     # (``train_loader, valset = prepare()`` where `prepare` returns ``loader, dataset``)
     unpacked: set[int] = field(default_factory=set)
+    # parameters of the module's functions that a followed value is passed to (``ast.arg`` ids)
+    params: set[int] = field(default_factory=set)
 
     def add(self, facts: ModuleFacts, call: ast.Call) -> None:
         self.calls.append(call)
@@ -111,6 +113,8 @@ def refers(expr: ast.AST, scope: Scope, refs: Refs) -> bool:
             for binding in lookup(inner.id, scope) or []:
                 if binding.kind == "other" and id(binding.node) in refs.unpacked:
                     return True
+                if binding.kind == "param" and id(binding.node) in refs.params:
+                    return True
                 value = binding.value
                 if (
                     binding.kind == "assign"
@@ -130,6 +134,9 @@ def sampler_uses(facts: ModuleFacts, samplers: list[BoundCall]) -> list[SamplerU
     for sampler in samplers:
         use = SamplerUse(sampler)
         use.samplers.add(facts, sampler.call)
+        for call, positions in _calls_returning(facts, sampler.call):
+            if not positions:  # `sampler=make_sampler(...)`: a module function returns it
+                use.samplers.add(facts, call)
         for loader in facts.dataloader_calls:
             for name in ("sampler", "batch_sampler"):
                 expr = loader.argument(name)
@@ -140,17 +147,84 @@ def sampler_uses(facts: ModuleFacts, samplers: list[BoundCall]) -> list[SamplerU
                 use.loaders.add(facts, call)
                 if positions:
                     _unpacked_at(facts, call, positions, use.loaders)
+        _into_callees(facts, use.loaders)
         use.loops = _epoch_loops(facts, use)
         result.append(use)
     return result
 
 
+def _into_callees(facts: ModuleFacts, refs: Refs) -> None:
+    """Follow what ``refs`` holds into the parameters of this module's functions it is passed
+    to (by position or by keyword; ``self.f(x)`` skips the method's first parameter), then
+    from those to the functions they are passed on to: ``train(loader)`` iterates it in
+    ``train``'s loops."""
+    changed = bool(refs.calls or refs.chains)
+    while changed:
+        changed = False
+        for call, scope in facts.builder.calls:
+            arguments = [*call.args, *(k.value for k in call.keywords if k.arg is not None)]
+            if not any(_passes(a, scope, refs) for a in arguments):
+                continue
+            for function in _callees(facts, call, scope):
+                if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    for param in _parameters_given(function, call, scope, refs):
+                        if id(param) not in refs.params:
+                            refs.params.add(id(param))
+                            changed = True
+
+
+def _callees(facts: ModuleFacts, call: ast.Call, scope: Scope) -> list[object]:
+    """What ``call`` calls: the meanings of its function, or for ``self.method(...)`` in a
+    method, the class's own method of that name."""
+    meanings: list[object] = list(facts.resolver.meanings(call.func, scope))
+    func = call.func
+    if meanings or not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+        return meanings
+    owner = scope.parent
+    if func.value.id != "self" or owner is None or not isinstance(owner.node, ast.ClassDef):
+        return meanings
+    return [
+        item
+        for item in owner.node.body
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == func.attr
+    ]
+
+
+def _parameters_given(
+    function: Union[ast.FunctionDef, ast.AsyncFunctionDef], call: ast.Call, scope: Scope, refs: Refs
+) -> list[ast.arg]:
+    """The parameters of ``function`` that ``call`` passes a followed value to."""
+    positional = [*function.args.posonlyargs, *function.args.args]
+    bound_method = isinstance(call.func, ast.Attribute) and bool(positional)
+    if bound_method and positional[0].arg in ("self", "cls"):
+        positional = positional[1:]
+    found: list[ast.arg] = []
+    for index, argument in enumerate(call.args):
+        if isinstance(argument, ast.Starred) or index >= len(positional):
+            break
+        if _passes(argument, scope, refs):
+            found.append(positional[index])
+    by_name = {a.arg: a for a in (*positional, *function.args.kwonlyargs)}
+    for keyword in call.keywords:
+        param = by_name.get(keyword.arg or "")
+        if param is not None and _passes(keyword.value, scope, refs):
+            found.append(param)
+    return found
+
+
+def _passes(argument: ast.expr, scope: Scope, refs: Refs) -> bool:
+    """The argument is a followed value: one of the calls itself, or a name or chain holding
+    one (not a larger expression that mentions it)."""
+    return any(argument is call for call in refs.calls) or _is_reference(argument, scope, refs)
+
+
 def _calls_returning(
     facts: ModuleFacts, loader_call: ast.Call
 ) -> list[tuple[ast.Call, frozenset[int]]]:
-    """Calls to a module function that returns the loader (or a name holding it):
-    ``train_loader = build_loader(...)``; with the positions of a returned tuple that hold it
-    (``return train_loader, valset``: {0}), empty when it is returned alone."""
+    """Calls to a module function that returns the loader (or the sampler: any call given),
+    or a name holding it: ``train_loader = build_loader(...)``; with the positions of a
+    returned tuple that hold it (``return train_loader, valset``: {0}), empty when it is
+    returned alone."""
     result: list[tuple[ast.Call, frozenset[int]]] = []
     single = Refs([loader_call])
     for function, _ in facts.builder.functions:

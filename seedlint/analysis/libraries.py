@@ -7,9 +7,10 @@ device), ``cuda`` (the current CUDA device only), ``cuda_all`` (every CUDA devic
 
 Three kinds of entry:
 
-* :class:`Seeder`: a function that seeds global streams (a "seed everything" helper). With
-  ``workers`` set, the framework installs its own ``worker_init_fn`` in the loaders it is given
-  when that keyword is true (Lightning's ``seed_everything(seed, workers=True)``).
+* :class:`Seeder`: a function that seeds global streams (a "seed everything" helper), or a
+  class whose construction does (transformers' ``Trainer``; a project's subclass of it counts
+  too). With ``workers`` set, the framework installs its own ``worker_init_fn`` in the loaders
+  it is given when that keyword is true (Lightning's ``seed_everything(seed, workers=True)``).
 * :class:`AcceleratorSeeder`: ``factory().manual_seed(seed)`` on a device abstraction
   (DeepSpeed's ``get_accelerator()``): what each method seeds on a GPU machine.
 * :class:`LoaderClass`: a DataLoader class of a library: whether the rules check it as a
@@ -36,7 +37,8 @@ class Seeder:
     framework: str = ""  # the framework that installs the worker seeding (for messages)
     note: str = ""
     # its first argument is the seed (a fix may write it again); False: a configuration that
-    # seeds as it says (hyperpyyaml's `!apply:torch.manual_seed`)
+    # seeds as it says (hyperpyyaml's `!apply:torch.manual_seed`), or a class whose
+    # construction seeds with a seed of its own (transformers' `Trainer`: `args.seed`)
     seed_argument: bool = True
 
 
@@ -151,6 +153,32 @@ SEEDERS: tuple[Seeder, ...] = (
         "seed as its recipe says (what only the YAML supplies is no finding)",
         seed_argument=False,
     ),
+    Seeder(
+        ("torch_geometric.seed_everything", "torch_geometric.seed.seed_everything"),
+        EVERY_STREAM,
+        "torch_geometric 2.9.0 @5c6461b2: torch_geometric/seed.py (seed_everything: "
+        "random.seed, np.random.seed, torch.manual_seed, torch.cuda.manual_seed_all; since "
+        "2.0.0)",
+    ),
+    Seeder(
+        (
+            "transformers.Trainer",
+            "transformers.trainer.Trainer",
+            "transformers.Seq2SeqTrainer",
+            "transformers.trainer_seq2seq.Seq2SeqTrainer",
+        ),
+        EVERY_STREAM,
+        "transformers 5.24.0: transformers/trainer.py (Trainer.__init__ calls "
+        "enable_full_determinism(args.seed) if args.full_determinism else set_seed(args.seed), "
+        "whatever the arguments), transformers/training_args.py (seed defaults to 42), "
+        "transformers/trainer_seq2seq.py (Seq2SeqTrainer.__init__ calls Trainer's first)",
+        note="a class: constructing it seeds every stream with `args.seed`, which the linter "
+        "does not read (a fix never takes its first argument for a seed); draws before the "
+        "construction stay unseeded. accelerate's `Accelerator` seeds nothing (accelerate "
+        "1.15.0.dev0 @16cb6eb8: src/accelerate/accelerator.py has no seeding call). Library "
+        "subclasses (trl's trainers) are not listed: not checked here",
+        seed_argument=False,
+    ),
 )
 
 ACCELERATOR_SEEDERS: tuple[AcceleratorSeeder, ...] = (
@@ -204,6 +232,27 @@ LOADER_CLASSES: tuple[LoaderClass, ...] = (
         "CPU affinity and seeds nothing",
     ),
     LoaderClass(
+        (
+            "torch_geometric.data.DataLoader",
+            "torch_geometric.data.DataListLoader",
+            "torch_geometric.data.DenseDataLoader",
+            "torch_geometric.data.dataloader.DataLoader",
+            "torch_geometric.data.dataloader.DataListLoader",
+            "torch_geometric.data.dataloader.DenseDataLoader",
+            "torch_geometric.loader.DataListLoader",
+            "torch_geometric.loader.data_list_loader.DataListLoader",
+            "torch_geometric.loader.DenseDataLoader",
+            "torch_geometric.loader.dense_data_loader.DenseDataLoader",
+        ),
+        checked=True,
+        worker_seeding=False,
+        source="torch_geometric 2.9.0 @5c6461b2: torch_geometric/loader/data_list_loader.py, "
+        "loader/dense_data_loader.py (torch.utils.data.DataLoader subclasses: shuffle and "
+        "**kwargs passed on, a collate_fn of their own); data/__init__.py (data.DataLoader, "
+        "DataListLoader, DenseDataLoader: deprecated() subclasses of the loader/ classes since "
+        "2.0.0); 1.7.2: torch_geometric/data/dataloader.py (the three classes themselves)",
+    ),
+    LoaderClass(
         ("litdata.StreamingDataLoader", "litdata.streaming.dataloader.StreamingDataLoader"),
         checked=False,
         worker_seeding=False,
@@ -227,7 +276,8 @@ def seed_function_names() -> tuple[str, ...]:
 
 
 def config_seeder_names() -> tuple[str, ...]:
-    """The qualified names of the configuration loaders that may seed every stream."""
+    """The qualified names of the seeders whose seed is no argument of the call: configuration
+    loaders that may seed every stream, classes whose construction seeds."""
     return tuple(name for entry in SEEDERS if not entry.seed_argument for name in entry.names)
 
 

@@ -34,7 +34,8 @@ class Seeding(enum.Enum):
     GENERATOR_MANUAL_SEED = "Generator.manual_seed"
     GENERATOR_SEED = "Generator.seed"
     NEW_DEVICE_GENERATOR = "torch.Generator(device=...)"
-    CONFIG = "configuration that seeds"  # hyperpyyaml's loader: the YAML's `!apply:` seeds
+    # hyperpyyaml's loader (the YAML's `!apply:` seeds), transformers' Trainer (`args.seed`)
+    CONFIG = "configuration that seeds"
 
 
 _BY_QUALNAME: dict[str, Seeding] = {

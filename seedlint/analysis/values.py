@@ -337,10 +337,58 @@ class ValueEvaluator:
                 read = self.config_read(expr, scope)
                 if read is not None:
                     return read
+            if _is_get(expr):
+                passed = self._keyword_get(expr, scope)
+                if passed is not None:
+                    return passed
             if self.constructs_object(expr, scope):
                 return known(OBJECT)
             return self._returned(expr, scope)
         return ANYTHING
+
+    def _keyword_get(self, call: ast.Call, scope: Scope) -> Optional[Value]:
+        """``kwargs.get("key", default)`` on a function's ``**kwargs``: what this module's calls
+        of the function (its constructions, for an ``__init__``) pass as ``key=``, else the
+        default; None when ``kwargs`` is no such parameter or nothing here calls the function
+        (a caller elsewhere decides: may be anything)."""
+        func = call.func
+        assert isinstance(func, ast.Attribute)
+        if not isinstance(func.value, ast.Name):
+            return None
+        bindings = lookup(func.value.id, scope) or []
+        if len(bindings) != 1 or bindings[0].kind != "vararg":
+            return None
+        function = bindings[0].scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        if function.args.kwarg is not bindings[0].node:
+            return None  # `*args`: a tuple, no `get`
+        first = call.args[0]
+        assert isinstance(first, ast.Constant)
+        key = first.value
+        parent = bindings[0].scope.parent
+        method = parent is not None and isinstance(parent.node, ast.ClassDef)
+        if method and function.name == "__init__":
+            assert parent is not None and isinstance(parent.node, ast.ClassDef)
+            calls, called = self._constructions(parent.node), f"`{parent.node.name}(...)`"
+        else:
+            calls, called = self._calls_of(function), f"`{function.name}(...)`"
+        if not calls:
+            return None
+        default = known(None) if len(call.args) < 2 else self.evaluate(call.args[1], scope)
+        named = {a.arg for a in (*function.args.posonlyargs, *function.args.args)}
+        named |= {a.arg for a in function.args.kwonlyargs}
+        values: list[Value] = []
+        for caller, caller_scope in calls:
+            if any(k.arg is None for k in caller.keywords):
+                return ANYTHING  # `**spread`: any key may come through
+            given = next((k.value for k in caller.keywords if k.arg == key), None)
+            if given is None or key in named:  # a named parameter's keyword never reaches it
+                values.append(default)
+            else:
+                where = f"{called}, line {caller.lineno}"
+                values.append(with_origin(self.evaluate(given, caller_scope), where, caller.lineno))
+        return union(values)
 
     # -- config files --------------------------------------------------------------------------
     def config_read(self, expr: ast.expr, scope: Scope) -> Optional[Value]:
@@ -853,6 +901,36 @@ class ValueEvaluator:
                 found.append((call, scope))
         self._construction_memo[id(cls)] = found
         return found
+
+    def through_callers(self, expr: ast.expr, scope: Scope) -> Value:
+        """``expr``'s value, where it is a parameter that nothing else tells (no default): what
+        this module's calls of its function pass for it (the default where a call passes
+        nothing). Unchanged where the function is called nowhere in this module (a caller
+        elsewhere decides: may be anything) or ``expr`` is not a plain parameter."""
+        value = self.evaluate(expr, scope)
+        if not value.unknowable or not isinstance(expr, ast.Name):
+            return value
+        bindings = lookup(expr.id, scope) or []
+        if len(bindings) != 1 or bindings[0].kind != "param":
+            return value
+        binding = bindings[0]
+        function = binding.scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return value
+        assert isinstance(binding.node, ast.arg)
+        name = binding.node.arg
+        method = binding.scope.parent is not None and binding.scope.parent.is_class
+        passed = [
+            with_origin(
+                self._argument_for(call, call_scope, function, name, skip_self=method),
+                f"`{function.name}(...)`, line {call.lineno}",
+                call.lineno,
+            )
+            for call, call_scope in self._calls_of(function)
+        ]
+        if not passed:
+            return value
+        return union(_replace_absent(v, lambda: self._default(binding)) for v in passed)
 
     def _argument_for(
         self,

@@ -309,7 +309,17 @@ class ProjectIndex:
             for base in info.bases:
                 for base_path, base_key in self._classes(current, base):
                     stack.append((base_path, base_key, False))
+                if method == "__init__":
+                    found.extend(self._library_init(current, base))
         return found
+
+    def _library_init(self, path: str, base: str) -> list[Node]:
+        """What a library base class's ``__init__`` seeds (the library table's classes whose
+        construction seeds: a subclass of transformers' ``Trainer``)."""
+        if not base.startswith("=") or self.layout.resolve(path, base[1:]) is not None:
+            return []
+        stream = _EXTERNAL_SEEDS.get(canonical(base[1:]))
+        return [] if stream is None else [("", "!seed:" + stream)]
 
     def _classes(self, path: str, reference: str) -> list[tuple[str, str]]:
         """The classes (path, key) a base-class reference denotes."""

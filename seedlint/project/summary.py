@@ -243,6 +243,11 @@ _LIBRARY_CALLS = frozenset(
 )
 _REEXPORT = re.compile(rb"import[^\n]*[sS][eE][eE][dD]")
 _SEEDING = frozenset({*qualnames_of(frozenset(Seeding)), *DEFAULT_SEED_FUNCTIONS})
+# What seeds with a seed of its own, which a module may call (or derive from) without the word
+# `seed`: the library table's configuration loaders and classes (`Trainer(...)`).
+_OWN_SEEDING = qualnames_of(frozenset({Seeding.CONFIG}))
+_OWN_SEEDING_WORDS = tuple(sorted({name.rsplit(".", 1)[-1].encode() for name in _OWN_SEEDING}))
+_OWN_SEEDING_PACKAGES = tuple(sorted({name.split(".", 1)[0].encode() for name in _OWN_SEEDING}))
 # A loader builder, a caller of one (`train_loader = build(...)`), a loader class, a module
 # others star-import a loader from.
 _LOADER_STEMS = (b"oader", b"shuffle", b"num_workers")
@@ -272,6 +277,8 @@ register(
         *_DATASET_WORDS,
         *_STAR_WORDS,
         b"__main__",
+        *_OWN_SEEDING_WORDS,
+        *_OWN_SEEDING_PACKAGES,
     )
 )  # looked up in every module
 _DRAW_WORDS = (
@@ -301,6 +308,12 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
     if words.any(_STAR_WORDS):
         return True  # a re-export of a seeding helper or a loader class may come through it
     if not words.has_folded(b"seed"):  # `seed`, `Seed`, `SEED`, in one scan
+        if (
+            words.any(_OWN_SEEDING_PACKAGES)  # imported from its library (`from transformers`)
+            and words.any(_OWN_SEEDING_WORDS)
+            and may_mean(raw, _OWN_SEEDING)
+        ):
+            return True
         return words.has(b"__main__")
     if words.has(b"__main__") or _REEXPORT.search(raw) is not None:
         return True
@@ -487,7 +500,9 @@ class _Summarizer:
             found = seed_nodes.get(id(call))
             if found is not None:
                 stream = _STREAM.get(found.kind)
-                if stream is not None and _deterministic(facts, call, scope):
+                # a configuration's or a class's seed is none of the call's arguments
+                fixed = found.kind is Seeding.CONFIG or _deterministic(facts, call, scope)
+                if stream is not None and fixed:
                     seeds.setdefault(key, []).append(Seed(stream, call.lineno, call.col_offset))
                 continue
             func = call.func

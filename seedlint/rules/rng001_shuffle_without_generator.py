@@ -97,6 +97,12 @@ and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `
 keyword dicts and their updates, what a function of the module returns): see
 [docs/values.md](../values.md) for what is followed and where it stops.
 
+Library loader classes that pass `shuffle` and `generator` on to torch's are checked as
+DataLoaders (the library table, `seedlint/analysis/libraries.py`, which cites each library's
+source): PyG's `DataLoader`, `DataListLoader`, `DenseDataLoader`, `NeighborLoader` and the like
+(also under their deprecated `torch_geometric.data.` names), torchdata's `StatefulDataLoader`,
+MONAI's `DataLoader`; litdata's `StreamingDataLoader` is not (its dataset seeds its order).
+
 Across functions and modules of the project (the files found from its root, whether or not they
 are named on the command line), it also checks:
 

@@ -133,9 +133,11 @@ project supplies is no finding). Where the programs reaching it call `seed_every
 Lightning seeds the workers only with `workers=True`, or names that call when it is in another
 module: ``no `workers=True` at `train.py:9` ``. Where they never ask Lightning to seed the
 workers, Lightning installs nothing, and the loader is reported like any other. A loader of a
-module that does not import Lightning is judged from its own module. PyG's loaders and
-torchdata's `StatefulDataLoader` are checked as DataLoaders; litdata's `StreamingDataLoader` is
-not (its dataset seeds its order).
+module that does not import Lightning is judged from its own module. PyG's loaders
+(`DataLoader`, `DataListLoader`, `DenseDataLoader`, also under their deprecated
+`torch_geometric.data.` names, `NeighborLoader` and the like) and torchdata's
+`StatefulDataLoader` are checked as DataLoaders; litdata's `StreamingDataLoader` is not (its
+dataset seeds its order).
 
 ## Why is this bad?
 It is often harmless, and the message says no more than is true: since PyTorch 1.9 every worker

@@ -108,11 +108,14 @@ randomness. A program that calls `torch.manual_seed` or a seeding helper anywher
 (`seedlint/analysis/libraries.py`, each checked against the library's source: Lightning's
 `seed_everything`, transformers' `set_seed` and `enable_full_determinism`, accelerate's
 `set_seed`, MONAI's `set_determinism`, mmengine's `set_random_seed`, ignite's `manual_seed`,
-detectron2's `seed_all_rng`, DeepSpeed's `set_random_seed`, speechbrain's `seed_everything`, and
-hyperpyyaml's `load_hyperpyyaml`, whose recipes seed with `!apply:torch.manual_seed`) and those
-listed in `seed-functions`. DeepSpeed's `get_accelerator().manual_seed` and `manual_seed_all`
-are `torch.cuda.manual_seed[_all]` on a CUDA machine: they count as CUDA seeding (case b), and
-the message names them.
+detectron2's `seed_all_rng`, DeepSpeed's `set_random_seed`, speechbrain's `seed_everything`, PyG's
+`seed_everything`, and hyperpyyaml's `load_hyperpyyaml`, whose recipes seed with
+`!apply:torch.manual_seed`) and those listed in `seed-functions`. Constructing transformers'
+`Trainer` or `Seq2SeqTrainer` seeds every stream too (its `__init__` calls `set_seed(args.seed)`,
+42 by default, or `enable_full_determinism`), and so does constructing a subclass of them in the
+project; accelerate's `Accelerator` seeds nothing. DeepSpeed's `get_accelerator().manual_seed`
+and `manual_seed_all` are `torch.cuda.manual_seed[_all]` on a CUDA machine: they count as CUDA
+seeding (case b), and the message names them.
 
 A program draws torch randomness when its own code or a function it reaches does (a call of
 `torch.rand*`, dropout, a module built with random init, `random_split`, a sampler, a shuffling

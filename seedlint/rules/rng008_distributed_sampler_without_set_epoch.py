@@ -17,9 +17,9 @@ from seedlint.analysis.epochs import (
     sampler_uses,
     sets_epoch,
 )
-from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
+from seedlint.analysis.facts import AnalysisOptions, BoundCall, ModuleFacts
 from seedlint.analysis.names import Scope, lookup
-from seedlint.analysis.values import ABSENT, is_truthy
+from seedlint.analysis.values import ABSENT, Value, is_truthy
 from seedlint.core import Applicability, FixAvailability
 from seedlint.prefilter.words import WordGroups
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
@@ -72,7 +72,12 @@ a receiver this module cannot follow (a parameter's attribute, say) that names a
 through a helper called `set_epoch`. It is reported at the `DistributedSampler(...)` call.
 
 A loader kept by name (`loader = DataLoader(...)`, `self.loader = ...`, or the result of a
-module function that returns it) is followed to its loops. It is not flagged when the sampler or
+module function that returns it) is followed to its loops, and into the parameters of the
+module's functions (and of the class's own methods, `self.train(loader)`) it is handed to, to
+their loops in turn (`train(loader)` whose `while True: for batch in loader` iterates it
+again). A sampler a module function returns (`sampler=data_sampler(...)`) is followed like one
+made in place; its `shuffle`, when a parameter of that function with no default, is what the
+module's calls of the function pass. It is not flagged when the sampler or
 its loader is handed to something that calls `set_epoch` itself (the `set-epoch-wrappers`
 setting): Lightning's `Trainer`, accelerate's `Accelerator` (`prepare`) and
 `prepare_data_loader`, composer's `Trainer`, torchdata's `SamplerWrapper`. Nor when the sampler
@@ -153,7 +158,7 @@ def _flagged(facts: ModuleFacts) -> list[SamplerUse]:
     samplers = [
         s
         for s in facts.calls_to(APIS, "shuffle")
-        if s.args["shuffle"].may(lambda o: o is ABSENT or is_truthy(o))
+        if _shuffle(facts, s).may(lambda o: o is ABSENT or is_truthy(o))
     ]
     if not samplers:
         return []
@@ -166,6 +171,16 @@ def _flagged(facts: ModuleFacts) -> list[SamplerUse]:
         and not sampler_escapes(facts, use)
         and not handed_to_wrapper(facts, use, wrappers)
     ]
+
+
+def _shuffle(facts: ModuleFacts, sampler: BoundCall) -> Value:
+    """The sampler's ``shuffle``: a parameter of the function that makes it (``shuffle=shuffle``)
+    takes what this module's calls of that function pass."""
+    value = sampler.args["shuffle"]
+    expr = sampler.argument("shuffle")
+    if value.unknowable and expr is not None:
+        return facts.values.through_callers(expr, sampler.scope)
+    return value
 
 
 def _fix_place(facts: ModuleFacts, node: ast.AST) -> Optional[tuple[str, Loop, str]]:
