@@ -529,3 +529,21 @@ def test_the_summary_lists_the_lightning_functions_building_loaders_with_workers
     assert loaders(LIGHTNING_DATA.replace("num_workers=4", "num_workers=0")) == ()
     assert loaders(LIGHTNING_DATA.replace("=4", "=4, worker_init_fn=print")) == ()
     assert loaders(LIGHTNING_DATA.replace("import lightning as L\n", "import L\n")) == ()
+
+
+def test_rng002_is_plain_where_the_program_never_seeds_through_lightning(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "data.py").write_text(LIGHTNING_DATA)
+    (project / "train.py").write_text(
+        "import lightning as L\n\nfrom data import Data\n\n\ndef main():\n"
+        "    L.Trainer().fit(L.LightningModule(), Data())\n\n\n"
+        'if __name__ == "__main__":\n    main()\n'
+    )
+    message = (
+        "DataLoader with workers and no `worker_init_fn`: only `random`, `torch` and `np.random`"
+        " are reseeded"
+    )
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("data.py", 7, "RNG002", message)
+    ]

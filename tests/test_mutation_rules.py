@@ -691,3 +691,44 @@ def test_rng002_names_no_seeder_when_neither_fits() -> None:
     assert rng002_message(name) == RNG002_PLAIN
     assert rng002_message(None) == RNG002_PLAIN
     assert rng002_message("") == RNG002_PLAIN
+
+
+RNG002_DATA = (
+    "import lightning as L\nfrom torch.utils.data import DataLoader\n\n\n"
+    "class Data(L.LightningDataModule):\n    def train_dataloader(self):\n"
+    "        return DataLoader(range(8), num_workers=4)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("program", "message"),
+    [
+        # Fabric's seeder in another module (its summary is read from a tree without text)
+        ("fabric = L.Fabric()\n    fabric.seed_everything(3)\n", None),
+        ("fabric = L.Fabric()\n    fabric.seed_everything(3, workers=False)\n", "at"),
+        ("pass\n", "plain"),  # no seeding through Lightning: a plain finding
+    ],
+)
+def test_rng002_decides_lightning_by_the_program_in_another_module(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    program: str,
+    message: str | None,
+) -> None:
+    train = (
+        "import lightning as L\n\nfrom data import Data\n\n\ndef main():\n    "
+        + program
+        + "    L.Trainer().fit(L.LightningModule(), Data())\n\n\n"
+        'if __name__ == "__main__":\n    main()\n'
+    )
+    found = _project_json(
+        tmp_path, {"data.py": RNG002_DATA, "train.py": train}, monkeypatch, capsys
+    )
+    messages = [f["message"] for f in found if f["code"] == "RNG002"]
+    if message is None:
+        assert messages == []
+    elif message == "at":
+        assert messages == [f"{PREFIX}: no `workers=True` at `train.py:8`"]
+    else:
+        assert messages == [f"{PREFIX}: only `random`, `torch` and `np.random` are reseeded"]
