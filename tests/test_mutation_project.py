@@ -547,3 +547,43 @@ def test_rng002_is_plain_where_the_program_never_seeds_through_lightning(
     assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
         ("data.py", 7, "RNG002", message)
     ]
+
+
+def test_rng002_follows_a_loader_class_of_another_module_in_a_lightning_hook(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """deepspeech.pytorch's shape: the hook builds the project's own DataLoader subclass."""
+    (project / "loaders.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\nclass AudioLoader(DataLoader):\n    pass\n"
+    )
+    (project / "data.py").write_text(
+        LIGHTNING_DATA.replace(
+            "from torch.utils.data import DataLoader", "from loaders import AudioLoader"
+        ).replace("DataLoader(range", "AudioLoader(range")
+    )
+    (project / "train.py").write_text(
+        "import lightning as L\n\nfrom data import Data\n\n\ndef main():\n"
+        "    L.seed_everything(3)\n    L.Trainer().fit(L.LightningModule(), Data())\n"
+    )
+    message = "DataLoader with workers and no `worker_init_fn`: no `workers=True` at `train.py:7`"
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("data.py", 7, "RNG002", message)
+    ]
+
+
+def test_rng002_names_the_programs_seeder_not_one_in_scoped_code(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A seeder inside scoped code (the state saved and restored) is not the program's."""
+    (project / "data.py").write_text(LIGHTNING_DATA)
+    (project / "train.py").write_text(
+        "import lightning as L\nimport torch\n\nfrom data import Data\n\n\n"
+        "def scoped():\n    state = torch.get_rng_state()\n    L.seed_everything(1)\n"
+        "    torch.set_rng_state(state)\n\n\n"
+        "def seed():\n    L.seed_everything(2)\n\n\n"
+        "def main():\n    scoped()\n    seed()\n    L.Trainer().fit(L.LightningModule(), Data())\n"
+    )
+    message = "DataLoader with workers and no `worker_init_fn`: no `workers=True` at `train.py:14`"
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("data.py", 7, "RNG002", message)
+    ]

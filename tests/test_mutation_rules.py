@@ -707,6 +707,7 @@ RNG002_DATA = (
         ("fabric = L.Fabric()\n    fabric.seed_everything(3)\n", None),
         ("fabric = L.Fabric()\n    fabric.seed_everything(3, workers=False)\n", "at"),
         ("pass\n", "plain"),  # no seeding through Lightning: a plain finding
+        ('import os\n    os.environ["PL_SEED_WORKERS"] = "1"\n', None),
     ],
 )
 def test_rng002_decides_lightning_by_the_program_in_another_module(

@@ -271,9 +271,9 @@ def _seeding_class(
 
 def _environment_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
     """``os.environ["PL_SEED_WORKERS"] = "1"`` and ``os.environ.setdefault("PL_SEED_WORKERS",
-    "1")``, unless the value is ``0`` (or ``"0"``): Lightning then installs nothing, as where
-    the variable is never set. Only statements are walked for the assignments (an expression
-    holds none), and the module's calls are known already."""
+    "1")``, unless the value is ``"0"`` (the environment takes strings only): Lightning then
+    installs nothing, as where the variable is never set. Only statements are walked for the
+    assignments (an expression holds none), and the module's calls are known already."""
     found: list[tuple[ast.AST, Union[FunctionNode, ast.Module], ast.expr]] = []
     stack: list[tuple[ast.AST, Union[FunctionNode, ast.Module]]] = [(facts.tree, facts.tree)]
     while stack:
@@ -293,7 +293,7 @@ def _environment_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
     return [
         WorkerSeedingSite(node, owner, True)
         for node, owner, value in found
-        if not (isinstance(value, ast.Constant) and value.value in (0, "0"))
+        if not (isinstance(value, ast.Constant) and value.value == "0")
     ]
 
 
