@@ -587,3 +587,17 @@ def test_rng002_names_the_programs_seeder_not_one_in_scoped_code(
     assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
         ("data.py", 7, "RNG002", message)
     ]
+
+
+def test_rng002_a_class_of_the_same_name_elsewhere_is_not_the_data_module(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """train.py builds `other.Data`, not data.py's: no program reaches data.py's loader (a
+    library's DataModule: its users' programs decide)."""
+    (project / "data.py").write_text(LIGHTNING_DATA)
+    (project / "other.py").write_text("class Data:\n    pass\n")
+    (project / "train.py").write_text(
+        "import lightning as L\n\nimport data\nfrom other import Data\n\n\ndef main():\n"
+        "    L.seed_everything(3)\n    Data()\n    return data\n"
+    )
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == []
