@@ -234,9 +234,8 @@ def _worker_seeding_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
             )
             if not off:
                 found.append(WorkerSeedingSite(call, facts.enclosing_function(scope), True))
-    for method in WORKER_SEEDING_METHODS:
-        if text and method.method not in text:
-            continue
+    methods = [m for m in WORKER_SEEDING_METHODS if not text or m.method in text]
+    for method in methods:
         for call, scope in facts.builder.calls:
             func = call.func
             if not isinstance(func, ast.Attribute) or func.attr != method.method:
