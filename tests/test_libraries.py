@@ -11,6 +11,9 @@ from seedlint.analysis.libraries import (
     ACCELERATOR_SEEDERS,
     LOADER_CLASSES,
     SEEDERS,
+    WORKER_SEEDING_CLASSES,
+    WORKER_SEEDING_ENVIRONMENT,
+    WORKER_SEEDING_METHODS,
     Seeder,
 )
 from seedlint.config import Settings, SettingsResolver
@@ -31,7 +34,13 @@ def _import(qualname: str) -> tuple[str, str]:
     return f"from {module} import {name}\n", name
 
 
-ENTRIES = [*SEEDERS, *ACCELERATOR_SEEDERS, *LOADER_CLASSES]
+ENTRIES = [
+    *SEEDERS,
+    *ACCELERATOR_SEEDERS,
+    *LOADER_CLASSES,
+    *WORKER_SEEDING_CLASSES,
+    *WORKER_SEEDING_METHODS,
+]
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: type(e).__name__ + ":" + _first(e))
@@ -249,3 +258,82 @@ def test_a_callable_worker_init_object_runs_in_the_workers() -> None:
         "        random.seed(self.seed + id)\n"
     )
     assert _codes(text, RNG004) == []
+
+
+# -- what else makes Lightning seed the workers: LightningCLI, Fabric.seed_everything and
+# PL_SEED_WORKERS (each entry as RNG002 reads it, and against the installed Lightning) ---------
+CLI_NAMES = [(entry, name) for entry in WORKER_SEEDING_CLASSES for name in entry.names]
+HOOK = (
+    "from torch.utils.data import DataLoader\n\n\n"
+    "class Data(L.LightningDataModule):\n    def train_dataloader(self):\n"
+    "        return DataLoader(range(8), num_workers=4)\n\n\n"
+)
+
+
+@pytest.mark.parametrize(("entry", "qualname"), CLI_NAMES, ids=[n for _, n in CLI_NAMES])
+def test_a_cli_that_seeds_silences_rng002(entry: object, qualname: str) -> None:
+    line, name = _import(qualname)
+    text = (
+        "import lightning as L\n" + line + HOOK + f"def main():\n    cli = {name}(run=False)\n"
+        "    cli.trainer.fit(cli.model, Data())\n"
+    )
+    assert _codes(text, RNG002) == []
+    off = text.replace("(run=False)", f"(run=False, {getattr(entry, 'off')}=False)")
+    assert _codes(off, RNG002) == [(8, "RNG002")]
+
+
+METHOD_NAMES = [(entry, name) for entry in WORKER_SEEDING_METHODS for name in entry.names]
+
+
+@pytest.mark.parametrize(("entry", "qualname"), METHOD_NAMES, ids=[n for _, n in METHOD_NAMES])
+def test_a_seeding_method_silences_rng002(entry: object, qualname: str) -> None:
+    owner, _, method = qualname.rpartition(".")
+    line, name = _import(owner)
+    text = (
+        "import lightning as L\n" + line + HOOK + f"{name}.{method}(3)\nL.Trainer().fit("
+        "L.LightningModule(), Data())\n"
+    )
+    assert _codes(text, RNG002) == []
+    off = text.replace(f"{method}(3)", f"{method}(3, {getattr(entry, 'workers')}=False)")
+    assert _codes(off, RNG002) == [(8, "RNG002")]
+
+
+def test_the_environment_variable_silences_rng002() -> None:
+    for variable in WORKER_SEEDING_ENVIRONMENT:
+        text = (
+            "import os\n\nimport lightning as L\n" + HOOK + f'os.environ["{variable}"] = "1"\n'
+            "L.Trainer().fit(L.LightningModule(), Data())\n"
+        )
+        assert _codes(text, RNG002) == []
+        assert _codes(text.replace('"1"', '"0"'), RNG002) == [(9, "RNG002")]
+
+
+def test_the_lightning_entries_are_what_the_installed_lightning_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LightningCLI seeds with `workers=True` unless told not to; `Fabric.seed_everything` asks
+    for the worker seeding by default; the Trainer's and Fabric's `_auto_add_worker_init_fn`
+    installs it exactly while `PL_SEED_WORKERS` is 1."""
+    import inspect
+    import os
+
+    pytest.importorskip("lightning", reason="the Lightning entries need lightning installed")
+    from lightning.fabric import Fabric
+    from lightning.fabric.utilities.data import _auto_add_worker_init_fn
+    from lightning.pytorch.cli import LightningCLI
+    from torch.utils.data import DataLoader
+
+    (cli,) = WORKER_SEEDING_CLASSES
+    parameter = inspect.signature(LightningCLI.__init__).parameters[cli.off]
+    assert parameter.default is True
+    assert "seed_everything(config_seed, workers=True)" in inspect.getsource(LightningCLI._set_seed)
+    monkeypatch.delenv("PL_SEED_WORKERS", raising=False)
+    Fabric.seed_everything(3, verbose=False)
+    assert os.environ["PL_SEED_WORKERS"] == "1"
+    Fabric.seed_everything(3, workers=False, verbose=False)
+    assert os.environ["PL_SEED_WORKERS"] == "0"
+    for value, installed in (("0", False), ("1", True)):
+        monkeypatch.setenv("PL_SEED_WORKERS", value)
+        loader = DataLoader(range(8), num_workers=2)
+        _auto_add_worker_init_fn(loader, 0)
+        assert (loader.worker_init_fn is not None) is installed

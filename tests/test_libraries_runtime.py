@@ -110,3 +110,38 @@ def test_lightning_seeds_the_workers_after_the_fix(tmp_path: Path) -> None:
     first, second = run_scripts(script, script)
     assert first == second
     assert json.loads(first)["worker_init_fn"] == "pl_worker_init_function"
+
+
+def test_lightning_decides_by_the_program_across_modules(tmp_path: Path) -> None:
+    """data.py's loader, built in a DataModule hook, is judged by the program that builds it:
+    train.py's `seed_everything(7)` (no `workers=True`) leaves the workers to PyTorch alone, and
+    RNG002 names that call (no fix: it is another module's); with `workers=True` there,
+    Lightning installs its worker seeding, the runs repeat, and RNG002 is silent; with no
+    `seed_everything` at all, Lightning installs nothing and the finding is a plain one."""
+    pytest.importorskip("lightning", reason="the Lightning case needs lightning installed")
+    folder = tmp_path / "split"
+    shutil.copytree(SCRIPTS / "lightning_split", folder)
+    train = folder / "train.py"
+    original = train.read_text()
+
+    def rng002() -> list[str]:
+        result = seedlint("--select", "RNG002", "--output-format", "concise", ".", cwd=folder)
+        return [line for line in result.stdout.splitlines() if "RNG002" in line]
+
+    def worker_init_fn() -> object:
+        (out,) = run_scripts(train)
+        return json.loads(out)["worker_init_fn"]
+
+    (finding,) = rng002()
+    assert finding.startswith("data.py:21:")
+    assert "no `workers=True` at `train.py:26`" in finding and "[*]" not in finding
+    assert worker_init_fn() is None  # the finding is true: Lightning installed nothing
+    train.write_text(original.replace("verbose=False)", "verbose=False, workers=True)"))
+    assert rng002() == []
+    first, second = run_scripts(train, train)
+    assert first == second
+    assert json.loads(first)["worker_init_fn"] == "pl_worker_init_function"
+    train.write_text(original.replace("    L.seed_everything(7, verbose=False)\n", ""))
+    (finding,) = rng002()
+    assert "only `random`, `torch` and `np.random` are reseeded" in finding
+    assert worker_init_fn() is None

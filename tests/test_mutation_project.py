@@ -570,3 +570,113 @@ def test_a_draw_in_a_module_read_from_its_bytes_is_named_in_the_message(
     )
     found = findings(project, monkeypatch, capsys, "--no-cache", "--select", "RNG004", ".")
     assert found == [("train.py", 7, "RNG004", message)]
+
+
+# -- RNG002: Lightning's worker seeding decided by the programs reaching a loader ----------------
+LIGHTNING_DATA = (
+    "import lightning as L\nfrom torch.utils.data import DataLoader\n\n\n"
+    "class Data(L.LightningDataModule):\n    def train_dataloader(self):\n"
+    "        return DataLoader(range(8), num_workers=4)\n"
+)
+
+
+def test_rng002_names_the_seeder_of_the_program_in_another_module(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "data.py").write_text(LIGHTNING_DATA)
+    (project / "train.py").write_text(
+        "import lightning as L\n\nfrom data import Data\n\n\ndef main():\n"
+        "    L.seed_everything(3)\n    L.Trainer().fit(L.LightningModule(), Data())\n"
+    )
+    message = "DataLoader with workers and no `worker_init_fn`: no `workers=True` at `train.py:7`"
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("data.py", 7, "RNG002", message)
+    ]
+
+
+def test_the_summary_lists_the_lightning_functions_building_loaders_with_workers() -> None:
+    """Only loaders with workers and no `worker_init_fn` (the index's questions)."""
+    import ast
+
+    from seedlint.analysis.facts import ModuleFacts
+    from seedlint.project.summary import summarize
+
+    def loaders(text: str) -> tuple[str, ...]:
+        return summarize(ModuleFacts(ast.parse(text), path="data.py")).worker_loaders
+
+    assert loaders(LIGHTNING_DATA) == ("Data.train_dataloader",)
+    assert loaders(LIGHTNING_DATA.replace("num_workers=4", "num_workers=0")) == ()
+    assert loaders(LIGHTNING_DATA.replace("=4", "=4, worker_init_fn=print")) == ()
+    assert loaders(LIGHTNING_DATA.replace("import lightning as L\n", "import L\n")) == ()
+
+
+def test_rng002_is_plain_where_the_program_never_seeds_through_lightning(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "data.py").write_text(LIGHTNING_DATA)
+    (project / "train.py").write_text(
+        "import lightning as L\n\nfrom data import Data\n\n\ndef main():\n"
+        "    L.Trainer().fit(L.LightningModule(), Data())\n\n\n"
+        'if __name__ == "__main__":\n    main()\n'
+    )
+    message = (
+        "DataLoader with workers and no `worker_init_fn`: only `random`, `torch` and `np.random`"
+        " are reseeded"
+    )
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("data.py", 7, "RNG002", message)
+    ]
+
+
+def test_rng002_follows_a_loader_class_of_another_module_in_a_lightning_hook(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """deepspeech.pytorch's shape: the hook builds the project's own DataLoader subclass."""
+    (project / "loaders.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\nclass AudioLoader(DataLoader):\n    pass\n"
+    )
+    (project / "data.py").write_text(
+        LIGHTNING_DATA.replace(
+            "from torch.utils.data import DataLoader", "from loaders import AudioLoader"
+        ).replace("DataLoader(range", "AudioLoader(range")
+    )
+    (project / "train.py").write_text(
+        "import lightning as L\n\nfrom data import Data\n\n\ndef main():\n"
+        "    L.seed_everything(3)\n    L.Trainer().fit(L.LightningModule(), Data())\n"
+    )
+    message = "DataLoader with workers and no `worker_init_fn`: no `workers=True` at `train.py:7`"
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("data.py", 7, "RNG002", message)
+    ]
+
+
+def test_rng002_names_the_programs_seeder_not_one_in_scoped_code(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A seeder inside scoped code (the state saved and restored) is not the program's."""
+    (project / "data.py").write_text(LIGHTNING_DATA)
+    (project / "train.py").write_text(
+        "import lightning as L\nimport torch\n\nfrom data import Data\n\n\n"
+        "def scoped():\n    state = torch.get_rng_state()\n    L.seed_everything(1)\n"
+        "    torch.set_rng_state(state)\n\n\n"
+        "def seed():\n    L.seed_everything(2)\n\n\n"
+        "def main():\n    scoped()\n    seed()\n    L.Trainer().fit(L.LightningModule(), Data())\n"
+    )
+    message = "DataLoader with workers and no `worker_init_fn`: no `workers=True` at `train.py:14`"
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("data.py", 7, "RNG002", message)
+    ]
+
+
+def test_rng002_a_class_of_the_same_name_elsewhere_is_not_the_data_module(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """train.py builds `other.Data`, not data.py's: no program reaches data.py's loader (a
+    library's DataModule: its users' programs decide)."""
+    (project / "data.py").write_text(LIGHTNING_DATA)
+    (project / "other.py").write_text("class Data:\n    pass\n")
+    (project / "train.py").write_text(
+        "import lightning as L\n\nimport data\nfrom other import Data\n\n\ndef main():\n"
+        "    L.seed_everything(3)\n    Data()\n    return data\n"
+    )
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == []

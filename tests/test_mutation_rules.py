@@ -8,6 +8,7 @@ text a real ``--fix`` (``--unsafe-fixes`` where the case says) writes.
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from seedlint import cli
 from seedlint.engine.check import check_text
+from seedlint.rules.rng002_workers_without_init_fn import PREFIX, WorkersWithoutInitFnViolation
 from tests.fixtures_support import expected_findings, fixture_settings
 
 FOLDER = Path(__file__).parent / "fixtures" / "mutation"
@@ -653,3 +655,81 @@ def test_a_config_get_with_a_computed_key(
         capsys,
     )
     assert [(f["code"], f["location"]["row"]) for f in found] == [("RNG001", 8)]
+
+
+# -- RNG002: the Lightning message names the seeder of another module within 100 characters
+RNG002_HEAD = f"{PREFIX}: no `workers=True` at `"
+RNG002_PLAIN = f"{PREFIX}: Lightning seeds workers only with `workers=True`"
+
+
+def rng002_message(seeder_at: str | None) -> str:
+    call = ast.parse("f()").body[0]
+    assert isinstance(call, ast.Expr)
+    return WorkersWithoutInitFnViolation(
+        call.value, framework="Lightning", seeder_at=seeder_at
+    ).message
+
+
+def seeder_place(length: int) -> str:
+    """A seeder's place of ``length`` characters, in a folder."""
+    return "pkg/" + "x" * (length - len("pkg/.py:9")) + ".py:9"
+
+
+def test_rng002_names_the_seeder_by_its_path_when_it_fits() -> None:
+    fits = seeder_place(100 - len(RNG002_HEAD) - 1)
+    assert rng002_message(fits) == f"{RNG002_HEAD}{fits}`"
+    assert len(rng002_message(fits)) == 100
+
+
+def test_rng002_names_the_seeder_by_its_file_when_the_path_does_not_fit() -> None:
+    longer = seeder_place(100 - len(RNG002_HEAD))
+    assert rng002_message(longer) == f"{RNG002_HEAD}{longer[len('pkg/') :]}`"
+
+
+def test_rng002_names_no_seeder_when_neither_fits() -> None:
+    name = "x" * 60 + ".py:9"
+    assert rng002_message(name) == RNG002_PLAIN
+    assert rng002_message(None) == RNG002_PLAIN
+    assert rng002_message("") == RNG002_PLAIN
+
+
+RNG002_DATA = (
+    "import lightning as L\nfrom torch.utils.data import DataLoader\n\n\n"
+    "class Data(L.LightningDataModule):\n    def train_dataloader(self):\n"
+    "        return DataLoader(range(8), num_workers=4)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("program", "message"),
+    [
+        # Fabric's seeder in another module (its summary is read from a tree without text)
+        ("fabric = L.Fabric()\n    fabric.seed_everything(3)\n", None),
+        ("fabric = L.Fabric()\n    fabric.seed_everything(3, workers=False)\n", "at"),
+        ("pass\n", "plain"),  # no seeding through Lightning: a plain finding
+        ('import os\n    os.environ["PL_SEED_WORKERS"] = "1"\n', None),
+    ],
+)
+def test_rng002_decides_lightning_by_the_program_in_another_module(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    program: str,
+    message: str | None,
+) -> None:
+    train = (
+        "import lightning as L\n\nfrom data import Data\n\n\ndef main():\n    "
+        + program
+        + "    L.Trainer().fit(L.LightningModule(), Data())\n\n\n"
+        'if __name__ == "__main__":\n    main()\n'
+    )
+    found = _project_json(
+        tmp_path, {"data.py": RNG002_DATA, "train.py": train}, monkeypatch, capsys
+    )
+    messages = [f["message"] for f in found if f["code"] == "RNG002"]
+    if message is None:
+        assert messages == []
+    elif message == "at":
+        assert messages == [f"{PREFIX}: no `workers=True` at `train.py:8`"]
+    else:
+        assert messages == [f"{PREFIX}: only `random`, `torch` and `np.random` are reseeded"]

@@ -304,3 +304,62 @@ def checked_loader_classes() -> tuple[str, ...]:
 def worker_seeding_loaders() -> frozenset[str]:
     """The library loader classes that install their own ``worker_init_fn``."""
     return frozenset(name for e in LOADER_CLASSES if e.worker_seeding for name in e.names)
+
+
+@dataclass(frozen=True)
+class WorkerSeedingClass:
+    """A framework class whose construction calls its seeder with worker seeding on, unless
+    ``off`` is passed as False (Lightning's ``LightningCLI``)."""
+
+    names: tuple[str, ...]
+    off: str  # the keyword that, False, turns the seeding off
+    framework: str
+    source: str
+
+
+WORKER_SEEDING_CLASSES: tuple[WorkerSeedingClass, ...] = (
+    WorkerSeedingClass(
+        ("lightning.pytorch.cli.LightningCLI", "pytorch_lightning.cli.LightningCLI"),
+        "seed_everything_default",
+        "Lightning",
+        "pytorch-lightning 2.6.6: lightning/pytorch/cli.py (LightningCLI.__init__ calls "
+        "_set_seed, which calls seed_everything(config_seed, workers=True) unless the "
+        "configuration's seed_everything, default seed_everything_default=True, is False)",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class WorkerSeedingMethod:
+    """A framework object's seeding method that seeds the workers unless its ``workers``
+    keyword is False (Lightning's ``Fabric.seed_everything``): reached as ``fabric.<method>``
+    on an object whose class the module cannot tell, in a module that imports the framework,
+    or under one of ``names``."""
+
+    names: tuple[str, ...]
+    method: str
+    workers: str
+    framework: str
+    source: str
+
+
+WORKER_SEEDING_METHODS: tuple[WorkerSeedingMethod, ...] = (
+    WorkerSeedingMethod(
+        (
+            "lightning.Fabric.seed_everything",
+            "lightning.fabric.Fabric.seed_everything",
+            "lightning_fabric.Fabric.seed_everything",
+        ),
+        "seed_everything",
+        "workers",
+        "Lightning",
+        "pytorch-lightning 2.6.6: lightning/fabric/fabric.py (Fabric.seed_everything: "
+        "workers=None becomes True, then seed_everything(seed, workers=workers))",
+    ),
+)
+
+# Environment variables that make a framework install its worker seeding when set in code
+# (to anything but 0), and the framework: Lightning's Trainer and Fabric read PL_SEED_WORKERS
+# when they take a loader (pytorch-lightning 2.6.6: lightning/fabric/utilities/data.py,
+# _auto_add_worker_init_fn; seed_everything sets it to 0 or 1 from `workers`).
+WORKER_SEEDING_ENVIRONMENT: dict[str, str] = {"PL_SEED_WORKERS": "Lightning"}

@@ -784,6 +784,25 @@ class NameResolver:
             found = memo[prefix] = self._imports_module(prefix)
         return found
 
+    def imports_any(self, prefixes: tuple[str, ...]) -> bool:
+        """Whether the module imports one of the top-level modules ``prefixes`` (or anything
+        below one), in any scope: one pass over its imports for them all (remembered)."""
+        memo: dict[tuple[str, ...], bool] = self.__dict__.setdefault("_imports_any_memo", {})
+        found = memo.get(prefixes)
+        if found is None:
+            roots = set(prefixes)
+            names = [
+                binding.qualname
+                for scope in self.builder.scope_of.values()
+                for bindings in scope.bindings.values()
+                for binding in bindings
+                if binding.kind == "import" and binding.qualname is not None
+            ]
+            names.extend(self.builder.star_names.values())
+            names.extend(self.builder.star_imports)
+            found = memo[prefixes] = any(name.split(".", 1)[0] in roots for name in names)
+        return found
+
     def _imports_module(self, prefix: str) -> bool:
         for scope in self.builder.scope_of.values():
             for bindings in scope.bindings.values():

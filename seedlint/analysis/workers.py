@@ -8,8 +8,15 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from seedlint.analysis.facts import CopiedRng, LoaderCall, ModuleFacts
-from seedlint.analysis.libraries import Seeder, seeder
-from seedlint.analysis.names import Scope, lookup
+from seedlint.analysis.libraries import (
+    WORKER_SEEDING_CLASSES,
+    WORKER_SEEDING_ENVIRONMENT,
+    WORKER_SEEDING_METHODS,
+    Seeder,
+    WorkerSeedingClass,
+    seeder,
+)
+from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, lookup
 from seedlint.analysis.values import ABSENT, describe_origin, is_none_or_absent
 from seedlint.core import Origin
 
@@ -184,11 +191,119 @@ def _framework_seeding(facts: ModuleFacts) -> list[FrameworkSeeding]:
                 continue
             on = facts.keyword_true(seed.call, entry.workers, seed.scope)
             if not on and len(seed.call.args) > 1:
-                value = facts.values.evaluate(seed.call.args[1], seed.scope)
-                on = value.options is not None and all(o is True for o in value.options)
+                on = _true(facts, seed.call.args[1], seed.scope)
             found.append(FrameworkSeeding(seed.call, seed.scope, entry, on))
             break
     return found
+
+
+@dataclass(frozen=True)
+class WorkerSeedingSite:
+    """Where the module decides whether a framework seeds its loaders' workers: a seeder call
+    (``on`` as its worker keyword), a class that seeds them when built (``LightningCLI``), or
+    the framework's environment variable set in code (``PL_SEED_WORKERS``)."""
+
+    node: ast.AST
+    owner: Union[FunctionNode, ast.Module]  # the function (or the module) it runs in
+    on: bool
+
+
+def worker_seeding_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
+    """The module's :class:`WorkerSeedingSite` s, in source order (found once per module; the
+    classes, methods and the variable only in a module that imports Lightning, and where its
+    text, when known, names them)."""
+    return facts.once("workers.seeding_sites", lambda: _worker_seeding_sites(facts))
+
+
+def _worker_seeding_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
+    found = [
+        WorkerSeedingSite(s.call, facts.enclosing_function(s.scope), s.workers)
+        for s in framework_seeding(facts)
+    ]
+    if not facts.resolver.imports_any(LIGHTNING_MODULES):
+        return found  # the rest is looked for only where Lightning is imported (few modules)
+    text = facts.text
+    if not text or "LightningCLI" in text:
+        for call, scope in facts.builder.calls:
+            entry = _seeding_class(facts, call.func, scope)
+            if entry is None:
+                continue
+            off = any(
+                k.arg == entry.off and isinstance(k.value, ast.Constant) and k.value.value is False
+                for k in call.keywords
+            )
+            if not off:
+                found.append(WorkerSeedingSite(call, facts.enclosing_function(scope), True))
+    methods = [m for m in WORKER_SEEDING_METHODS if not text or m.method in text]
+    for method in methods:
+        for call, scope in facts.builder.calls:
+            func = call.func
+            if not isinstance(func, ast.Attribute) or func.attr != method.method:
+                continue
+            names = facts.resolver.qualnames(func, scope)
+            if names and not names & set(method.names):
+                continue  # a function the module knows, not the framework object's method
+            on = _true(facts, call.args[1], scope) if len(call.args) > 1 else True
+            if any(k.arg == method.workers for k in call.keywords):
+                on = facts.keyword_true(call, method.workers, scope)
+            found.append(WorkerSeedingSite(call, facts.enclosing_function(scope), on))
+    if not text or any(name in text for name in WORKER_SEEDING_ENVIRONMENT):
+        found.extend(_environment_sites(facts))
+    found.sort(
+        key=lambda site: (getattr(site.node, "lineno", 0), getattr(site.node, "col_offset", 0))
+    )
+    return found
+
+
+def _seeding_class(
+    facts: ModuleFacts, func: ast.expr, scope: Scope
+) -> Optional[WorkerSeedingClass]:
+    """The library table's entry of the class ``func`` builds (``LightningCLI``, or a class of
+    this module deriving from it), or None."""
+    meanings = facts.resolver.meanings(func, scope)
+    for entry in WORKER_SEEDING_CLASSES:
+        names = frozenset(entry.names)
+        if any(facts.resolver.is_subclass(meaning, names) for meaning in meanings):
+            return entry
+    return None
+
+
+def _environment_sites(facts: ModuleFacts) -> list[WorkerSeedingSite]:
+    """``os.environ["PL_SEED_WORKERS"] = "1"`` and ``os.environ.setdefault("PL_SEED_WORKERS",
+    "1")``, unless the value is ``"0"`` (the environment takes strings only): Lightning then
+    installs nothing, as where the variable is never set. Only statements are walked for the
+    assignments (an expression holds none), and the module's calls are known already."""
+    found: list[tuple[ast.AST, Union[FunctionNode, ast.Module], ast.expr]] = []
+    stack: list[tuple[ast.AST, Union[FunctionNode, ast.Module]]] = [(facts.tree, facts.tree)]
+    while stack:
+        node, owner = stack.pop()
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and _names_variable(target.slice):
+                    found.append((node, owner, node.value))
+        inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else owner
+        for name in STATEMENT_FIELDS:
+            stack.extend((child, inner) for child in getattr(node, name, ()))
+    for call, scope in facts.builder.calls:
+        func = call.func
+        setter = isinstance(func, ast.Attribute) and func.attr in ("setdefault", "putenv")
+        if setter and len(call.args) == 2 and _names_variable(call.args[0]):
+            found.append((call, facts.enclosing_function(scope), call.args[1]))
+    return [
+        WorkerSeedingSite(node, owner, True)
+        for node, owner, value in found
+        if not (isinstance(value, ast.Constant) and value.value == "0")
+    ]
+
+
+def _names_variable(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value in WORKER_SEEDING_ENVIRONMENT
+
+
+def _true(facts: ModuleFacts, expr: ast.expr, scope: Scope) -> bool:
+    """``expr`` is True on every path."""
+    value = facts.values.evaluate(expr, scope)
+    return value.options is not None and all(o is True for o in value.options)
 
 
 def uses_framework(facts: ModuleFacts, seeding: list[FrameworkSeeding]) -> Optional[str]:
@@ -198,7 +313,7 @@ def uses_framework(facts: ModuleFacts, seeding: list[FrameworkSeeding]) -> Optio
     called anywhere in the program)."""
     if seeding:
         return seeding[0].seeder.framework
-    if any(facts.resolver.imports_module(name) for name in LIGHTNING_MODULES):
+    if facts.resolver.imports_any(LIGHTNING_MODULES):
         return "Lightning"
     return None
 
@@ -207,7 +322,8 @@ def handed_to_lightning(facts: ModuleFacts, loader: LoaderCall) -> bool:
     """The loader is built in a method of a subclass with Lightning's data hooks
     (``train_dataloader``, ...): the Trainer (or Fabric) takes it, and installs its own worker
     seeding in it under ``seed_everything(..., workers=True)``; ``Fabric.seed_everything``
-    asks for it by default (pytorch-lightning 2.6.6, ``lightning_fabric/fabric.py``)."""
+    asks for it by default (pytorch-lightning 2.6.6, ``lightning_fabric/fabric.py``). RNG002
+    asks only when no program of the project reaches the loader (the programs decide)."""
     owner = facts.enclosing_function(loader.scope)
     if isinstance(owner, ast.Module):
         return False

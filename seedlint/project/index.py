@@ -33,6 +33,8 @@ from seedlint.project.summary import (
     RANDOM,
     TOP_LEVEL,
     TORCH,
+    WORKERS_OFF,
+    WORKERS_ON,
     FunctionSummary,
     Init,
     ModuleSummary,
@@ -626,6 +628,98 @@ class ProjectIndex:
         roots = [current for current in reached if not self.callers(current)]
         return entries, roots
 
+    # -- Lightning's worker seeding, decided by the programs (RNG002) ------------------------
+    def constructors(self, path: str, class_key: str) -> list[Node]:
+        """The functions of the project that build the class ``class_key`` of ``path`` or a
+        project subclass of it (a call of the class, whatever ``__init__`` it runs: a
+        framework calls its hooks on the object)."""
+        found: list[Node] = []
+        full = self._full()
+        target = (path, class_key)
+        for name in sorted(self._names_for(class_key + ".__init__") - {"__init__"}):
+            for position in self._calling(name):
+                caller, derived = full[position]
+                for _, key, reference in derived.calls[name]:
+                    if self._derives(self._classes(caller, reference), target):
+                        found.append((caller, key))
+        return list(dict.fromkeys(found))
+
+    def _derives(self, stack: list[tuple[str, str]], target: tuple[str, str]) -> bool:
+        seen: set[tuple[str, str]] = set()
+        while stack:
+            current = stack.pop()
+            if current == target:
+                return True
+            if current in seen:
+                continue
+            seen.add(current)
+            summary = self.summaries.get(current[0])
+            info = summary.classes.get(current[1]) if summary is not None else None
+            for base in info.bases if info is not None else ():
+                stack.extend(self._classes(current[0], base))
+        return False
+
+    def loader_reach(self, path: str, key: str) -> list[Node]:
+        """``path``'s function ``key`` and every function reaching it; for a method, also those
+        reaching a construction of its class (:meth:`constructors`)."""
+        nodes = self.reached_by((path, key))
+        class_key = key.rpartition(".")[0]
+        summary = self.summaries.get(path)
+        if class_key and summary is not None and class_key in summary.classes:
+            for node in self.constructors(path, class_key):
+                nodes.extend(self.reached_by(node))
+        return list(dict.fromkeys(nodes))
+
+    def worker_seeding(self, path: str) -> tuple[tuple[str, str], ...]:
+        """For a module that imports Lightning, each function building a loader with workers
+        and no ``worker_init_fn`` (its own loaders, and calls of the project's loader
+        classes), with what the programs reaching it do (:meth:`_workers_verdict`)."""
+        path = os.path.abspath(path)
+        summary = self.summaries.get(path)
+        if summary is None or not summary.full or not summary.lightning:
+            return ()
+        keys = dict.fromkeys(summary.worker_loaders)
+        for key, function in summary.functions.items():
+            for reference in function.calls:
+                if reference[:1] == "=" and self._loader_class_of(path, reference[1:]):
+                    keys[key] = None
+                    break
+        return tuple((key, self._workers_verdict(path, key)) for key in keys)
+
+    def _workers_verdict(self, path: str, key: str) -> str:
+        """``"on"``: some program reaching ``key`` asks Lightning to seed the workers;
+        ``"off:<path>:<row>"``: none does, and one calls its seeder without asking (there);
+        ``"none"``: programs reach it, and none seeds the workers through Lightning; ``""``: no
+        program of the project reaches it."""
+        entries = [node for node in self.loader_reach(path, key) if self.is_entry(node)]
+        off = ""
+        for entry in sorted(entries):
+            seeds = self.closure(entry).seeds
+            if WORKERS_ON in seeds:
+                return "on"
+            if WORKERS_OFF in seeds and not off:
+                off = "off:" + self._first_seed(entry, WORKERS_OFF)
+        if off or not entries:
+            return off
+        return "none"
+
+    def _first_seed(self, start: Node, stream: str) -> str:
+        """``path:row`` (from the project root) of the first seed of ``stream`` that ``start``
+        reaches outside scoped code."""
+        seen: set[Node] = set()
+        stack: list[Node] = [start]
+        while stack:
+            node = stack.pop()
+            function = self.function(node)
+            if node in seen or function is None or function.scoped or function.worker:
+                continue
+            seen.add(node)
+            for seed in function.seeds:
+                if seed.stream == stream:
+                    return f"{self._where(node[0])}:{seed.row}"
+            stack.extend(reversed(self.callees(node)))
+        return ""
+
     def named_through(self, words: Iterable[str]) -> set[str]:
         """The modules summarised from their bytes that a call (or call site, or base class)
         named by one of ``words`` resolves into: a re-export (a star import, say) that may
@@ -660,6 +754,7 @@ class ProjectIndex:
             self.captured_seeding(path),
             self.worker_dataset_rngs(path),
             self.star_bindings(path),
+            self.worker_seeding(path),
         )
 
     # -- what a star import of a project module binds ----------------------------------------
@@ -1065,11 +1160,13 @@ def needs_project(summary: Optional[ModuleSummary]) -> bool:
     not torch has no RNG004 verdict in any index; one without loader builders, call sites of
     project code with literal arguments and star imports has no loader answer the project can
     change; one without calls inside a capture region, or loaders over a dataset class of
-    another module, has no RNG003 or RNG005 answer the project can change."""
+    another module, has no RNG003 or RNG005 answer the project can change; one that does not
+    import Lightning has no worker-seeding answer (RNG002)."""
     if summary is None or not summary.full:
         return False
     return bool(
         questions(summary)
+        or summary.lightning
         or summary.builders
         or summary.sites
         or summary.stars
@@ -1105,6 +1202,8 @@ def caller_words(index: ProjectIndex, paths: Iterable[str]) -> dict[str, set[str
             continue
         nodes = [n for key in questions(summary) for n in index.reached_by((path, key))]
         nodes.extend((path, key) for key in summary.builders)
+        for key, _ in index.worker_seeding(path):  # their programs decide Lightning's seeding
+            nodes.extend(index.loader_reach(path, key))
         for node_path, key in nodes:
             if key:
                 add(key.split(".", 1)[0], node_path)

@@ -25,7 +25,13 @@ from seedlint.analysis.names import PARTIAL, STATEMENT_FIELDS, FunctionNode, Sco
 from seedlint.analysis.regions import region_calls
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
-from seedlint.analysis.workers import lacks_init_fn, may_have_workers
+from seedlint.analysis.workers import (
+    LIGHTNING_MODULES,
+    installs_worker_seeding,
+    lacks_init_fn,
+    may_have_workers,
+    worker_seeding_sites,
+)
 from seedlint.prefilter.scan import may_mean
 from seedlint.prefilter.words import WordScan, register
 
@@ -42,6 +48,10 @@ _STREAM = {
     Seeding.CUDA_ALL: CUDA_ALL,
 }
 TOP_LEVEL = ""  # the key of a module's top-level code (its `__main__` block included)
+# Not streams: where a framework is asked to seed the workers of the loaders it is given (its
+# seeder with `workers=True`, `LightningCLI`, `PL_SEED_WORKERS` set), or its seeder is called
+# without asking (see ``analysis.workers.worker_seeding_sites``).
+WORKERS_ON, WORKERS_OFF = "workers-on", "workers-off"
 
 # Calls that draw from torch's default generators (pytorch-rng.md: the CPU generator draws
 # module initialisation, `torch.rand*`, dropout masks, random splits and samplers).
@@ -223,6 +233,10 @@ class ModuleSummary:
     # the config files the summary's values were read from: (absolute path, digest; "" for one
     # looked for and not there); a cached summary holds while they are unchanged
     configs: tuple[tuple[str, str], ...] = ()
+    lightning: bool = False  # imports Lightning: its loaders' worker seeding is the program's
+    # in a module that imports Lightning, the functions building a loader with workers and no
+    # `worker_init_fn` (the index says whether the programs reaching them seed the workers)
+    worker_loaders: tuple[str, ...] = ()
 
 
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
@@ -410,12 +424,14 @@ _QUESTION_KINDS = frozenset({Seeding.RANDOM, Seeding.NUMPY, Seeding.CUDA_CURRENT
 
 def may_need_project(facts: ModuleFacts) -> bool:
     """A cheap superset of ``needs_project(summarize(facts))`` (``seedlint.project.index``):
-    the module star-imports, seeds `random`, `np.random` or CUDA, builds a loader from its
-    parameters, or calls, with an argument a loader could take (a literal, a ``**`` dict),
-    something that may be the project's (the editor's server asks at every change, and most
-    buffers need no summary)."""
+    the module star-imports, imports Lightning, seeds `random`, `np.random` or CUDA, builds a
+    loader from its parameters, or calls, with an argument a loader could take (a literal, a
+    ``**`` dict), something that may be the project's (the editor's server asks at every
+    change, and most buffers need no summary)."""
     if facts.builder.star_imports:
         return True
+    if facts.resolver.imports_any(LIGHTNING_MODULES):
+        return True  # its loaders' worker seeding is decided by the programs reaching them
     if any(seed.kind in _QUESTION_KINDS for seed in facts.seed_calls):
         return True
     for loader in facts.dataloader_calls:
@@ -531,6 +547,13 @@ class _Summarizer:
                 if key is not None:
                     draws.add(key)
                     cpu_draws.add(key)
+        for asked in worker_seeding_sites(facts):
+            key = self._key(asked.owner)
+            if key is not None:
+                row, col = getattr(asked.node, "lineno", 0), getattr(asked.node, "col_offset", 0)
+                seeds.setdefault(key, []).append(
+                    Seed(WORKERS_ON if asked.on else WORKERS_OFF, row, col)
+                )
         workers = self._workers()
         functions: dict[str, FunctionSummary] = {}
         owners: list[tuple[str, int, bool]] = [(TOP_LEVEL, 1, False)]
@@ -574,6 +597,7 @@ class _Summarizer:
             classes[class_key] = ClassSummary(
                 tuple(sorted(set(bases))), methods, derives, _init_of(cls), rngs
             )
+        lightning = facts.resolver.imports_any(LIGHTNING_MODULES)
         aliases: dict[str, str] = {}
         for name, bindings in facts.builder.module_scope.bindings.items():
             for binding in bindings:
@@ -593,6 +617,8 @@ class _Summarizer:
             captured=self._captured(),
             worker_datasets=self._worker_datasets(),
             configs=tuple(sorted(getattr(facts.configs, "consulted", {}).items())),
+            lightning=lightning,
+            worker_loaders=self._worker_loaders() if lightning else (),
         )
 
     def _guard(
@@ -700,6 +726,21 @@ class _Summarizer:
             return False
         uses = self.facts.once("project.name_uses", lambda: _name_uses(self.facts.tree))
         return function.name not in uses
+
+    def _worker_loaders(self) -> tuple[str, ...]:
+        """The keys of the functions building a loader with workers and no ``worker_init_fn``
+        whose class installs none."""
+        facts = self.facts
+        found: dict[str, None] = {}
+        for loader in facts.dataloader_calls:
+            if not (may_have_workers(loader) and lacks_init_fn(loader)):
+                continue
+            if installs_worker_seeding(facts, loader):
+                continue
+            key = self._key(facts.enclosing_function(loader.scope))
+            if key is not None:
+                found[key] = None
+        return tuple(found)
 
     def _worker_datasets(self) -> tuple[tuple[str, int, int], ...]:
         """Loaders with workers and no ``worker_init_fn`` whose dataset is built from a class of
@@ -1209,6 +1250,8 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
         "captured": [list(entry) for entry in summary.captured],
         "worker_datasets": [list(entry) for entry in summary.worker_datasets],
         "configs": [list(entry) for entry in summary.configs],
+        "lightning": summary.lightning,
+        "worker_loaders": list(summary.worker_loaders),
     }
 
 
@@ -1289,6 +1332,8 @@ def from_json(data: Any) -> ModuleSummary:
             captured=captured,
             worker_datasets=worker_datasets,
             configs=tuple((str(path), str(digest)) for path, digest in data["configs"]),
+            lightning=bool(data["lightning"]),
+            worker_loaders=tuple(map(str, data["worker_loaders"])),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"not a module summary: {error}") from error

@@ -19,6 +19,7 @@ from seedlint.analysis.workers import (
     may_have_workers,
     reusable_function,
     uses_framework,
+    worker_seeding_sites,
     workers_origin,
 )
 from seedlint.core import Applicability, FixAvailability, Origin
@@ -27,13 +28,14 @@ from seedlint.fixes.locate import loader_argument_fix, refusal, start, top_state
 from seedlint.fixes.seeds import Seed, choose_seed, unseeded_script
 from seedlint.prefilter.words import WordGroups, loader_in_code, loader_words
 from seedlint.project.loaders import ProjectLoaders
-from seedlint.project.summary import builder_parameters
+from seedlint.project.summary import builder_parameters, module_keys
 from seedlint.rules.base import FixInfo, Invalid, Rule, Valid, Violation
 
 if TYPE_CHECKING:
     from seedlint.fixes.context import Change, FixContext
     from seedlint.fixes.options import FixOptions
 
+PREFIX = "DataLoader with workers and no `worker_init_fn`"
 MESSAGE = (
     "DataLoader with workers and no `worker_init_fn`: only `random`, `torch` and `np.random` "
     "are reseeded"
@@ -47,14 +49,23 @@ class WorkersWithoutInitFnViolation(Violation):
     caller: Optional[str] = None  # the project's call that gives the loader workers
     origin: Optional[Origin] = None  # where the hazardous value comes from, when not at the call
     framework: Optional[str] = None  # its seeder is called without asking for worker seeding
+    seeder_at: Optional[str] = None  # where, when in another module: `train.py:9`
 
     @property
     def message(self) -> str:
         if self.framework is not None:
-            return (
+            message = (
                 f"DataLoader with workers and no `worker_init_fn`: {self.framework} seeds workers "
                 "only with `workers=True`"
             )
+            if not self.seeder_at:
+                return message
+            # The seeder of another module that lacks it: `train.py:9`, or its file name alone
+            for where in (self.seeder_at, self.seeder_at.rsplit("/", 1)[-1]):
+                text = f"{PREFIX}: no `workers=True` at `{where}`"
+                if len(text) <= 100:
+                    return text
+            return message
         origin = str(self.origin) if self.origin is not None else None
         for parts in ((self.caller, origin, self.no_fix), (self.caller, self.no_fix)):
             shown = [part for part in parts if part]
@@ -100,14 +111,31 @@ found: no finding.
 Never reported where something else already seeds the workers (the library table,
 `seedlint/analysis/libraries.py`, which cites each library's source): a loader class that installs
 its own `worker_init_fn` when none is passed (MONAI's `DataLoader`, or a class listed in
-`worker-seeding-loaders`); a module that calls Lightning's `seed_everything(..., workers=True)`
-(the Trainer and Fabric then install `pl_worker_init_function`, which also mixes in the rank, in
-every loader whose `worker_init_fn` is None); and, where only Lightning's option decides, a module
-that imports Lightning without calling `seed_everything`, or a loader built in a class with
-Lightning's data hooks (`train_dataloader`, ...). A module that calls `seed_everything` without
-`workers=True` is reported, and its message says that Lightning seeds the workers only with
-`workers=True`. PyG's loaders (`DataLoader`, `DataListLoader`, `DenseDataLoader`, also under
-their deprecated `torch_geometric.data.` names, `NeighborLoader` and the like) and torchdata's
+`worker-seeding-loaders`), and a loader Lightning seeds. Lightning's Trainer and Fabric install
+`pl_worker_init_function` (which also mixes in the rank) in every loader they take whose
+`worker_init_fn` is None, and only while `PL_SEED_WORKERS` is 1 (Lightning 2.6.6,
+`lightning/fabric/utilities/data.py`, `_auto_add_worker_init_fn`). `seed_everything(seed,
+workers=True)` sets it to 1, and `seed_everything` without `workers=True` sets it to 0
+(`lightning/fabric/utilities/seed.py`); `Fabric.seed_everything` asks for it unless
+`workers=False` (`lightning/fabric/fabric.py`); `LightningCLI` calls `seed_everything(seed,
+workers=True)` unless `seed_everything_default` (or the configuration's `seed_everything`) is
+False (`lightning/pytorch/cli.py`, `_set_seed`).
+
+That is decided per program. A module that asks for it itself (`seed_everything(...,
+workers=True)`; where it imports Lightning, `fabric.seed_everything(...)`, a `LightningCLI`, or
+`PL_SEED_WORKERS` set in code) has none of its loaders reported. In a module that imports
+Lightning, a loader is not reported when a program of the project reaching it asks for it (an
+entry point that calls the function building the loader, or builds its class or a subclass: the
+Trainer calls a DataModule's hooks on the object), nor when no program of the project reaches
+it (a library's DataModule, a class only a configuration names: what only code outside the
+project supplies is no finding). Where the programs reaching it call `seed_everything` without
+`workers=True` (or its module calls it so itself), it is reported, and the message says that
+Lightning seeds the workers only with `workers=True`, or names that call when it is in another
+module: ``no `workers=True` at `train.py:9` ``. Where they never ask Lightning to seed the
+workers, Lightning installs nothing, and the loader is reported like any other. A loader of a
+module that does not import Lightning is judged from its own module. PyG's loaders
+(`DataLoader`, `DataListLoader`, `DenseDataLoader`, also under their deprecated
+`torch_geometric.data.` names, `NeighborLoader` and the like) and torchdata's
 `StatefulDataLoader` are checked as DataLoaders; litdata's `StreamingDataLoader` is not (its
 dataset seeds its order).
 
@@ -153,7 +181,9 @@ takes no `generator=`), there is no fix and the finding stays.
 
 In a module that uses Lightning and calls `seed_everything` without `workers=`, the fix passes
 `workers=True` to that call instead (Lightning's own worker seeding, never replaced by a
-`worker_init_fn`); an explicit `workers=False` is the user's choice: no fix.
+`worker_init_fn`); an explicit `workers=False` is the user's choice: no fix. When that call is in
+another module, there is no fix (a fix edits the module it reports in): the message names the
+call to change.
 
 It is the PyTorch reproducibility notes' `seed_worker` (in a worker, `torch.initial_seed()` is
 the loader's `base_seed + worker_id`; numpy needs it reduced to 32 bits). Where the module's
@@ -187,7 +217,9 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
 - PyTorch source, `torch/utils/data/_utils/worker.py` (`_worker_loop` seeding); numpy seeding in
   workers since PyTorch 1.9 (pytorch/pytorch#56488).
 - Lightning 2.6.6, `lightning_fabric/utilities/seed.py` (`seed_everything`, `workers`,
-  `pl_worker_init_function`) and `lightning_fabric/utilities/data.py` (`_auto_add_worker_init_fn`);
+  `pl_worker_init_function`), `lightning_fabric/utilities/data.py` (`_auto_add_worker_init_fn`),
+  `lightning/fabric/fabric.py` (`Fabric.seed_everything`), `lightning/pytorch/cli.py`
+  (`LightningCLI._set_seed`) and `lightning/pytorch/trainer/connectors/data_connector.py`;
   MONAI, `monai/data/dataloader.py` (its `worker_init_fn` default).
 """
 
@@ -231,20 +263,28 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         loaders = [*facts.dataloader_calls, *project.loader_calls()]
         if not loaders:
             return
-        seeding = framework_seeding(facts)
-        if any(s.workers for s in seeding):
+        if any(site.on for site in worker_seeding_sites(facts)):
             return  # the framework installs its worker seeding in the loaders it is given
+        seeding = framework_seeding(facts)
         framework = uses_framework(facts, seeding)
-        if framework is not None and not seeding:
-            return  # the framework's option, `seed_everything(..., workers=True)`, decides
+        verdicts = dict(project.index.worker_seeding(facts.path or "<module>"))
+        keys = module_keys(facts)
         for loader in loaders:
             if installs_worker_seeding(facts, loader):
                 continue  # the loader class installs its own worker_init_fn
-            if framework is None and handed_to_lightning(facts, loader):
-                continue  # Lightning's hook: its `seed_everything(..., workers=True)` decides
+            owner = facts.enclosing_function(loader.scope)
+            verdict = verdicts.get("" if isinstance(owner, ast.Module) else keys.get(id(owner), ""))
+            if verdict == "on":
+                continue  # a program reaching it asks Lightning to seed the workers
+            off = verdict or ""
+            if not (seeding or off) and (framework or handed_to_lightning(facts, loader)):
+                continue  # no program of the project reaches it: Lightning's option decides
             if may_have_workers(loader) and lacks_init_fn(loader):
-                if framework is not None:
-                    yield WorkersWithoutInitFnViolation(loader.call, framework=framework)
+                if seeding or off.startswith("off:"):
+                    seeder_at = None if seeding else off[len("off:") :]
+                    yield WorkersWithoutInitFnViolation(
+                        loader.call, framework=framework or "Lightning", seeder_at=seeder_at
+                    )
                     continue
                 reason = refusal(facts, loader, "worker_init_fn")
                 origin = workers_origin(loader)
@@ -267,8 +307,10 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
             return None
         if isinstance(violation, WorkersWithoutInitFnViolation) and violation.framework:
             seeders = _framework_fixable(facts)
-            if not seeders:
-                return None  # `workers=` is the user's choice: never replaced
+            if not seeders or violation.seeder_at:
+                # `workers=` is the user's choice: never replaced; a seeder of another module
+                # is not this module's to edit (a fix changes one file)
+                return None
             return FixInfo(
                 Applicability.SAFE,
                 f"Pass `workers=True` to `{_callee(seeders[0].call)}`: {violation.framework} "
@@ -324,7 +366,7 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         change = Change()
         if isinstance(violation, WorkersWithoutInitFnViolation) and violation.framework:
             seeders = _framework_fixable(ctx.facts)
-            if not seeders:
+            if not seeders or violation.seeder_at:
                 return None
             for seeding in seeders:
                 if not set_call_argument(ctx, change, seeding.call, "workers", "True"):
