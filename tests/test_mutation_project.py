@@ -608,6 +608,16 @@ def test_the_summary_lists_the_lightning_functions_building_loaders_with_workers
     assert loaders(LIGHTNING_DATA.replace("num_workers=4", "num_workers=0")) == ()
     assert loaders(LIGHTNING_DATA.replace("=4", "=4, worker_init_fn=print")) == ()
     assert loaders(LIGHTNING_DATA.replace("import lightning as L\n", "import L\n")) == ()
+    # a loader that is no question (no workers, or a class seeding its workers) before one that
+    # is: the later one is still listed
+    before = (
+        "    def val_dataloader(self):\n        return DataLoader(range(8), num_workers=0)\n\n"
+        "    def test_dataloader(self):\n"
+        "        return monai.data.DataLoader(range(8), num_workers=4)\n\n"
+    )
+    both = LIGHTNING_DATA.replace("    def train_dataloader", before + "    def train_dataloader")
+    both = "import monai\n" + both
+    assert loaders(both) == ("Data.train_dataloader",)
 
 
 def test_rng002_is_plain_where_the_program_never_seeds_through_lightning(
