@@ -573,6 +573,36 @@ class ModuleFacts:
                 stack.extend(self.resolver.class_bases(current))
         return result
 
+    def seeded_just_before(self, call: ast.Call, scope: Scope) -> bool:
+        """Whether the statement making ``call`` comes right after one that seeds torch with a
+        seed written in it (``pl.seed_everything(42)``, ``torch.manual_seed(seed)``; not a
+        seed a call computes), in the same block: the call draws from a generator just seeded,
+        whatever was drawn before."""
+        owner = self.enclosing_function(scope)
+        block: list[ast.stmt] = owner.body
+        while True:
+            index = next((i for i, s in enumerate(block) if _spans(s, call)), None)
+            if index is None:
+                return False
+            statement = block[index]
+            inner = next((b for b in _blocks(statement) if any(_spans(s, call) for s in b)), None)
+            if inner is None:
+                break
+            block = inner
+        if index == 0:
+            return False
+        before = block[index - 1]
+        if not isinstance(before, ast.Expr) or not isinstance(before.value, ast.Call):
+            return False
+        seeding = self.seed_call_by_node.get(id(before.value))
+        if seeding is None or seeding.kind not in (Seeding.TORCH, Seeding.HELPER):
+            return False
+        given = [
+            *before.value.args[:1],
+            *(k.value for k in before.value.keywords if k.arg == "seed"),
+        ]
+        return bool(given) and not any(isinstance(n, ast.Call) for n in ast.walk(given[0]))
+
     def enclosing_function(self, scope: Scope) -> Union[FunctionNode, ast.Module]:
         """The function (or the module) whose body a scope's code runs in."""
         current: Optional[Scope] = scope
@@ -581,6 +611,30 @@ class ModuleFacts:
                 return current.node
             current = current.parent
         return self.tree
+
+
+def _spans(statement: ast.stmt, node: ast.AST) -> bool:
+    """Whether ``node`` lies within ``statement``'s lines and columns."""
+    start = (statement.lineno, statement.col_offset)
+    end = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+    here = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    return start <= here < end or here == start
+
+
+def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists directly inside a compound statement (not a function or class)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    found: list[list[ast.stmt]] = []
+    for name in ("body", "orelse", "finalbody"):
+        value = getattr(statement, name, None)
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            found.append(value)
+    for handler in getattr(statement, "handlers", ()):
+        found.append(handler.body)
+    for case in getattr(statement, "cases", ()):
+        found.append(case.body)
+    return found
 
 
 def _is_none(option: object) -> bool:

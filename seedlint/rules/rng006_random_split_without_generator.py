@@ -52,7 +52,11 @@ class RandomSplitWithoutGenerator(Rule):
 ## What it does
 Checks for `torch.utils.data.random_split(...)` (under any import name or module alias) with no
 `generator`: absent, `None` (by keyword, position, or a `**kwargs` dict built in the same
-function), or `torch.default_generator`.
+function), or `torch.default_generator`. Not where the statement making the split comes right
+after one that seeds torch with a seed written in it (`torch.manual_seed(42)`, Lightning's
+`seed_everything(42)`; not a seed a call computes), in the same block: the split is then drawn
+from a generator just seeded, whatever came before (the Lightning tutorials reseed before each of
+two splits on purpose, so that two datasets get the same permutation).
 
 It also flags a `generator` that is a `torch.Generator()` nothing seeds: made in this module
 (passed directly, or bound once to a name) with no `manual_seed`, `seed` or `set_state` called on
@@ -133,7 +137,8 @@ on the old training set may now see validation samples it was trained on. There 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         for bound in facts.calls_to(APIS):
             if lacks_generator(facts, bound):
-                yield RandomSplitWithoutGeneratorViolation(bound.call)
+                if not facts.seeded_just_before(bound.call, bound.scope):
+                    yield RandomSplitWithoutGeneratorViolation(bound.call)
                 continue
             made = unseeded_generator(facts.resolver, bound.argument("generator"), bound.scope)
             if made is not None:
