@@ -205,6 +205,17 @@ FIXES = [
         "print(torch)\n",
         [],
     ),
+    (
+        "rng001 in a module whose only guard tests another name than __main__: library code",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def loader():\n    return DataLoader(range(8), shuffle=True)\n\n\n"
+        'if __name__ == "__mp_main__":\n    loader()\n',
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def loader():\n    return DataLoader(\n        range(8),\n        shuffle=True,\n"
+        "        generator=torch.Generator().manual_seed(torch.initial_seed()),\n    )\n\n\n"
+        'if __name__ == "__mp_main__":\n    loader()\n',
+        [],
+    ),
     *(
         (
             f"rng001 in a method: self.hparams.seed only after self.{call}()",
