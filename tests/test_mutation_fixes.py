@@ -184,6 +184,30 @@ def test_the_opcodes_of_long_differing_texts_cover_both(seed: int) -> None:
 
 
 @pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        (0, [("insert", 0, 0, 0, 30), ("equal", 0, 470, 30, 500), ("delete", 470, 500, 500, 500)]),
+        (1, [("replace", 0, 500, 0, 501)]),
+    ],
+    ids=["exactly-the-exact-matchers-size", "one-line-more"],
+)
+def test_the_exact_matcher_runs_up_to_its_size_and_no_further(
+    extra: int, expected: list[tuple[str, int, int, int, int]]
+) -> None:
+    """Lines that differ, paired, exactly ``_EXACT_PAIRS`` (500 by 500): difflib's exact
+    matching finds the 470 lines moved by 30 (past the walk's window); one line more, the walk
+    resynchronises on nothing and replaces the whole stretch. The splice's own threshold is the
+    same."""
+    from seedlint.fixes import spliced, text
+
+    assert text._EXACT_PAIRS == 500 * 500
+    old = [f"old {i}\n" for i in range(500)]
+    new = [f"new {i}\n" for i in range(30)] + old[: 470 + extra]
+    assert text.opcodes(old, new) == expected
+    assert spliced._opcodes(old, new, 0, 0) == expected
+
+
+@pytest.mark.parametrize(
     ("old", "new", "rows"),
     [
         ("a\nb\nc\n", "a\nX\nb\nc\n", [1, 2, 2, 3]),  # an inserted row: the old row after it
