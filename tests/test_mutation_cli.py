@@ -276,6 +276,39 @@ def test_show_settings_of_the_file_named(
 
 
 @pytest.mark.parametrize(
+    ("environment", "options", "shown"),
+    [
+        (None, [], '"concise"  # {config}'),
+        ("json", [], '"json"  # environment (SEEDLINT_OUTPUT_FORMAT)'),
+        (None, ["--output-format", "github"], '"github"  # command line'),
+        ("json", ["--output-format", "github"], '"github"  # command line'),
+    ],
+    ids=["configured", "environment", "option", "option-over-environment"],
+)
+def test_show_settings_shows_the_output_format_from_where_it_comes(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    environment: str | None,
+    options: list[str],
+    shown: str,
+) -> None:
+    """The output format shown is the command line's, else SEEDLINT_OUTPUT_FORMAT's, else the
+    configuration file's."""
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.seedlint]\noutput-format = "concise"\n')
+    (tmp_path / "f.py").write_text(CLEAN)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SEEDLINT_OUTPUT_FORMAT", raising=False)
+    if environment is not None:
+        monkeypatch.setenv("SEEDLINT_OUTPUT_FORMAT", environment)
+    capsys.readouterr()
+    assert cli.main(["check", "--show-settings", *options, "f.py"]) == 0
+    out = capsys.readouterr().out
+    assert f"output-format = {shown.format(config=config)}\n" in out
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["check", "--fxi", "."], "unrecognized arguments: --fxi (did you mean `--fix`?)"),
@@ -323,6 +356,31 @@ def test_the_rules_list_says_which_fixes_are_unsafe(capsys: pytest.CaptureFixtur
         "RNG008": "unsafe fix (--unsafe-fixes)",
         "RNG100": "-",
     }
+
+
+@pytest.mark.parametrize(
+    "chosen",
+    [["RNG004"], ["rng004"], ["torch-unseeded-in-seeded-program"], ["--all"]],
+    ids=["code", "lower-case-code", "name", "all"],
+)
+def test_rule_as_json_one_object_or_a_list(
+    capsys: pytest.CaptureFixture[str], chosen: list[str]
+) -> None:
+    """``seedlint rule X --output-format json`` prints the rule's object; with ``--all``, the
+    list of every rule's."""
+    capsys.readouterr()
+    assert cli.main(["rule", *chosen, "--output-format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    if chosen == ["--all"]:
+        assert isinstance(data, list)
+        assert [item["code"] for item in data] == [*(f"RNG00{n}" for n in range(9)), "RNG100"]
+        assert data[3]["fix"] == "Fix is sometimes available."
+        assert data[0]["fix"] is None
+    else:
+        assert isinstance(data, dict)
+        assert data["code"] == "RNG004"
+        assert data["name"] == "torch-unseeded-in-seeded-program"
+        assert data["explanation"].startswith("# torch-unseeded-in-seeded-program (RNG004)")
 
 
 @pytest.mark.parametrize(
