@@ -112,6 +112,39 @@ SHUFFLED = (
 )
 
 
+def test_a_run_of_many_files_keeps_a_record_the_next_run_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One file more than a run record needs, old enough to be trusted: the run keeps a record,
+    and the next run takes its findings from it (no file's own entry is looked up), the same
+    as a run without a cache."""
+    from seedlint.run import cache as cache_module
+    from seedlint.run import files
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    (folder / "shuffled.py").write_text(SHUFFLED)
+    for index in range(files._RUN_FILES):
+        (folder / f"m{index:03d}.py").write_text(f"x = {index}\n")
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    plain = check(folder, capsys, "--no-cache")
+    assert [(f["filename"], f["code"]) for f in plain] == [("shuffled.py", "RNG001")]
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert check(folder, capsys, *cache) == plain
+    assert len(list((tmp_path / "cache").rglob("run-*.json"))) == 1
+    looked: list[str] = []
+    by_stat = cache_module.Cache.by_stat
+
+    def counted(self: cache_module.Cache, settings: object, path: str, key: object) -> object:
+        looked.append(path)
+        return by_stat(self, settings, path, key)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache_module.Cache, "by_stat", counted)
+    assert check(folder, capsys, *cache) == plain
+    assert looked == []
+
+
 def test_links_in_a_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
