@@ -332,3 +332,77 @@ def test_a_window_leaves_out_the_statements_after_two_on_one_line(
             continue
         with pytest.raises(OutsideWindow):
             made.restore(changed)
+
+
+# -- a loader class of another module of the project, with an __init__ of its own -------------
+SEEDED_LOADER = (
+    "from torch.utils.data import DataLoader\n\n\nclass SeededLoader(DataLoader):\n"
+    "    def __init__(self, dataset, shuffle=False, generator=None, num_workers=0,"
+    " worker_init_fn=None):\n"
+    "        super().__init__(\n            dataset, shuffle=shuffle, generator=generator,"
+    " num_workers=num_workers,\n            worker_init_fn=worker_init_fn,\n        )\n"
+)
+GENERATOR = "torch.Generator().manual_seed(0)"
+
+
+@pytest.mark.parametrize(
+    ("rule", "call", "fixed"),
+    [
+        (
+            "RNG001",
+            "SeededLoader(dataset, True, None, 2, None)",
+            f"SeededLoader(dataset, True, {GENERATOR}, 2, None)",
+        ),
+        (
+            "RNG001",
+            "SeededLoader(dataset, True, generator=None, num_workers=2)",
+            f"SeededLoader(dataset, True, generator={GENERATOR}, num_workers=2)",
+        ),
+        (
+            "RNG001",
+            "SeededLoader(dataset, True, num_workers=2)",
+            f"SeededLoader(dataset, True, num_workers=2, generator={GENERATOR})",
+        ),
+        (
+            "RNG002",
+            "SeededLoader(dataset, True, None, 2, None)",
+            "SeededLoader(dataset, True, None, 2, seed_worker)",
+        ),
+        (
+            "RNG002",
+            "SeededLoader(dataset, True, num_workers=2, worker_init_fn=None)",
+            "SeededLoader(dataset, True, num_workers=2, worker_init_fn=seed_worker)",
+        ),
+        (
+            "RNG002",
+            "SeededLoader(dataset, True, num_workers=2)",
+            "SeededLoader(dataset, True, num_workers=2, worker_init_fn=seed_worker)",
+        ),
+    ],
+    ids=[f"{r}-{w}" for r in ("RNG001", "RNG002") for w in ("position", "keyword", "absent")],
+)
+def test_a_project_loader_class_takes_the_fixed_argument_at_its_own_position(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    rule: str,
+    call: str,
+    fixed: str,
+) -> None:
+    """The class's own ``__init__`` (in another module) takes the generator and the workers'
+    function by position: passed there as None, the fix replaces that value in place; passed
+    by keyword, that keyword's; not passed, it is added by keyword (unsafe: an ``__init__`` of
+    its own)."""
+    from seedlint import cli
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "loaders.py").write_text(SEEDED_LOADER)
+    train = tmp_path / "train.py"
+    train.write_text(f"from pkg.loaders import SeededLoader\n\ndataset = list(range(10))\n{call}\n")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    options = ["--no-cache", "--select", rule, "--fix", "--unsafe-fixes", "-q"]
+    assert cli.main(["check", *options, "train.py"]) == 0
+    assert train.read_text().splitlines()[-1] == fixed
