@@ -394,3 +394,36 @@ def test_a_configured_cache_dir_is_relative_to_its_configuration_file(
     assert (folder / "build" / "lint").is_dir()
     assert not (tmp_path / "build").exists() and not (tmp_path / ".seedlint_cache").exists()
     assert check(folder, capsys, *config) == first
+
+
+@pytest.mark.parametrize("linked", ["src", "cache"])
+def test_checked_paths_are_compared_with_the_cache_folder_as_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], linked: str
+) -> None:
+    """The checked paths are compared with the cache folder as named, not resolved (thousands
+    for pre-commit: no system call each). A checked folder that is a link into the cache
+    folder: the cache is refused for the other files it holds, by their name; a checked link to
+    a cache folder that holds only what seedlint writes there: the cache is used."""
+    (tmp_path / "proj").mkdir()
+    store = tmp_path / "store"
+    (store / "realsrc").mkdir(parents=True)
+    (store / "realsrc" / "a.py").write_text(SHUFFLED)
+    (tmp_path / "proj" / "src").symlink_to(Path("..") / "store" / "realsrc")
+    other = tmp_path / "other"
+    other.mkdir()
+    (tmp_path / "proj" / "cache").symlink_to(Path("..") / "other")
+    monkeypatch.chdir(tmp_path / "proj")
+    folder = "../store" if linked == "src" else "../other"
+    paths = ["src"] if linked == "src" else ["src", "cache"]
+    capsys.readouterr()
+    assert cli.main(["check", "-q", "--cache-dir", folder, *paths]) == 1
+    out, err = capsys.readouterr()
+    assert "src/a.py:4:10" in out
+    if linked == "src":
+        assert err == (
+            "seedlint: warning: the cache folder ../store is not used: it holds files "
+            "seedlint did not write there (`realsrc`)\n"
+        )
+    else:
+        assert err == ""
+    assert (linked == "cache") is (other / "CACHEDIR.TAG").exists()
