@@ -427,3 +427,39 @@ def test_checked_paths_are_compared_with_the_cache_folder_as_named(
     else:
         assert err == ""
     assert (linked == "cache") is (other / "CACHEDIR.TAG").exists()
+
+
+def test_a_cache_table_that_is_a_link_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A findings table replaced by a link (to the same signed bytes, moved out of the cache)
+    is not followed: the file is checked again, with the same findings."""
+    from seedlint.run import files
+
+    folder = tmp_path / "src"
+    folder.mkdir()
+    (folder / "train.py").write_text(SHUFFLED)
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    cold = check(folder, capsys, *cache)
+    [table] = (tmp_path / "cache").rglob("*.jsonl")
+    away = tmp_path / "away"
+    away.mkdir()
+    table.rename(away / table.name)
+    table.symlink_to(away / table.name)
+    checked: list[str] = []
+    real = files.check_bytes
+
+    def counted(raw: bytes, display: str, settings: Any) -> Any:
+        checked.append(Path(display).name)
+        return real(raw, display, settings)
+
+    monkeypatch.setattr(files, "check_bytes", counted)
+    assert check(folder, capsys, *cache) == cold
+    assert checked == ["train.py"]
+    table.unlink()
+    (away / table.name).rename(table)  # the same bytes, in place: read
+    checked.clear()
+    assert check(folder, capsys, *cache) == cold
+    assert checked == []
