@@ -206,6 +206,16 @@ FIXES = [
         [],
     ),
     (
+        "rng001's import of torch goes in its place in a block mixing sections",
+        "import os\nimport numpy as np\nimport yaml\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True)\nprint(os, np, yaml)\n",
+        "import os\nimport numpy as np\nimport torch\nimport yaml\n"
+        "from torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True, generator=torch.Generator().manual_seed(0))\n"
+        "print(os, np, yaml)\n",
+        [],
+    ),
+    (
         "rng001 in a module whose only guard tests another name than __main__: library code",
         "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
         "def loader():\n    return DataLoader(range(8), shuffle=True)\n\n\n"
