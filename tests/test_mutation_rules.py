@@ -206,6 +206,15 @@ FIXES = [
         [],
     ),
     (
+        "rng004 before a loop whose body imports torch: torch is not bound before the loop",
+        "import random\n\nfor _ in range(random.seed(0) or 1):\n    import torch\n\n"
+        "    model = torch.nn.Linear(2, 2)\n",
+        "import random\n\nimport torch as torch_\n\ntorch_.manual_seed(0)\n"
+        "for _ in range(random.seed(0) or 1):\n    import torch\n\n"
+        "    model = torch.nn.Linear(2, 2)\n",
+        [],
+    ),
+    (
         "rng001's import of torch goes in its place in a block mixing sections",
         "import os\nimport numpy as np\nimport yaml\nfrom torch.utils.data import DataLoader\n\n"
         "loader = DataLoader(range(8), shuffle=True)\nprint(os, np, yaml)\n",
