@@ -453,3 +453,18 @@ def test_a_config_value_names_its_file_and_line(
         assert origin["source"].endswith(f"{path.name}:{origin['row']}")
         key = {"shuffle": "shuffle", "num_workers": "num_workers"}[origin["name"]]
         assert key in line and origin["value"].lower() in line.lower(), (origin, line)
+
+
+@pytest.mark.parametrize("name", ["missing/sub/train.py", "train.py"])
+def test_standard_input_named_in_a_folder_that_does_not_exist(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Standard input named by ``--stdin-filename`` in a folder that does not exist (an
+    editor's unsaved buffer): its project root is looked for all the same, and it is checked
+    as it would be where the folder exists."""
+    import io
+
+    text = "import random\n\nimport torch\n\nrandom.seed(0)\nx = torch.rand(2)\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    found = findings(project, monkeypatch, capsys, "--no-cache", "--stdin-filename", name, "-")
+    assert [f[:3] for f in found] == [("train.py", 5, "RNG004")]
