@@ -6,6 +6,7 @@ whose edits, applied, give exactly the new text.
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -406,3 +407,22 @@ def test_a_project_loader_class_takes_the_fixed_argument_at_its_own_position(
     options = ["--no-cache", "--select", rule, "--fix", "--unsafe-fixes", "-q"]
     assert cli.main(["check", *options, "train.py"]) == 0
     assert train.read_text().splitlines()[-1] == fixed
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="needs chown")
+def test_root_replaces_another_users_file_with_a_new_one_of_the_same_owner(tmp_path: Path) -> None:
+    """Root can give a new file any owner: another user's file is fixed by an atomic
+    replace (a new inode), with its owner, group and mode (another user rewrites a file it
+    could not give back in place)."""
+    from seedlint.fixes.write import write_fixed
+
+    path = tmp_path / "a.py"
+    path.write_bytes(b"x = 1\n")
+    os.chown(path, 65534, 65534)
+    os.chmod(path, 0o640)
+    inode = path.stat().st_ino
+    assert write_fixed(path, b"x = 1\n", b"x = 2\n") is None
+    info = path.stat()
+    assert info.st_ino != inode
+    assert (info.st_uid, info.st_gid, info.st_mode & 0o7777) == (65534, 65534, 0o640)
+    assert path.read_bytes() == b"x = 2\n"
