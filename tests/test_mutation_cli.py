@@ -358,6 +358,31 @@ def test_the_rules_list_says_which_fixes_are_unsafe(capsys: pytest.CaptureFixtur
     }
 
 
+@pytest.mark.parametrize("named", ["empty", "sub"])
+def test_show_settings_takes_the_line_length_beside_the_first_file_or_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], named: str
+) -> None:
+    """The line length shown is that of the formatter configuration nearest the first file to
+    check; with no file to check (a folder without Python files), nearest the working folder."""
+    (tmp_path / "ruff.toml").write_text("line-length = 120\n")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "ruff.toml").write_text("line-length = 99\n")
+    (tmp_path / "sub" / "f.py").write_text(CLEAN)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--show-settings", named]) == 0
+    out = capsys.readouterr().out
+    if named == "empty":
+        assert out.startswith("Resolved settings for: (no file)\n")
+        where = tmp_path / "ruff.toml"
+        assert f"line-length = 120  # {where} (ruff's line-length; " in out
+    else:
+        assert out.startswith(f"Resolved settings for: {os.path.join('sub', 'f.py')}\n")
+        where = tmp_path / "sub" / "ruff.toml"
+        assert f"line-length = 99  # {where} (ruff's line-length; " in out
+
+
 @pytest.mark.parametrize(
     "chosen",
     [["RNG004"], ["rng004"], ["torch-unseeded-in-seeded-program"], ["--all"]],
