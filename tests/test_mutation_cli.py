@@ -478,3 +478,31 @@ def test_verify_gets_every_argument_after_its_name(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(verify, "main", lambda argv: seen.append(list(argv)) or 0)
     assert cli.main(["verify", "--runs", "2", "--", "train.py"]) == 0
     assert seen == [["--runs", "2", "--", "train.py"]]
+
+
+def test_a_reader_that_stops_early_exits_one_even_with_exit_zero(tmp_path: Path) -> None:
+    """Standard output closed by its reader before seedlint is done writing (``| head -1``;
+    the report, about 240 kB, is larger than a pipe's buffer): exit code 1, whatever
+    ``--exit-zero`` says of the findings (the report did not reach its reader), and no
+    traceback."""
+    import subprocess
+    import sys
+
+    body = "".join(f"loader{i} = DataLoader(range(8), shuffle=True)\n" for i in range(400))
+    (tmp_path / "many.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\n" + body
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "seedlint", "check", "--isolated", "--no-cache", "--exit-zero"]
+        + ["many.py"],
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if not k.startswith("SEEDLINT_")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(1) == b"R"  # the first finding's code, RNG001
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in err and "internal error" not in err
