@@ -492,9 +492,9 @@ def test_a_reader_that_stops_early_exits_one_even_with_exit_zero(tmp_path: Path)
     (tmp_path / "many.py").write_text(
         "import torch\nfrom torch.utils.data import DataLoader\n\n" + body
     )
+    command = ["check", "--isolated", "--no-cache", "--exit-zero", "many.py"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "seedlint", "check", "--isolated", "--no-cache", "--exit-zero"]
-        + ["many.py"],
+        [sys.executable, "-m", "seedlint", *command],
         cwd=tmp_path,
         env={k: v for k, v in os.environ.items() if not k.startswith("SEEDLINT_")},
         stdout=subprocess.PIPE,

@@ -468,3 +468,32 @@ def test_standard_input_named_in_a_folder_that_does_not_exist(
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
     found = findings(project, monkeypatch, capsys, "--no-cache", "--stdin-filename", name, "-")
     assert [f[:3] for f in found] == [("train.py", 5, "RNG004")]
+
+
+@pytest.mark.parametrize(("on_disk", "given"), [(False, True), (True, False)])
+def test_standard_input_is_checked_as_given_not_as_on_disk(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    on_disk: bool,
+    given: bool,
+) -> None:
+    """An editor's buffer (standard input named after a file of the project) differs from the
+    file on disk: its builder's callers in the buffer decide, not those of the saved file."""
+    import io
+
+    def text(shuffle: bool) -> str:
+        return BUILDER + f"\n\nloader = build(range(8), train={shuffle})\n"
+
+    (project / "train.py").write_text(text(on_disk))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text(given).encode())))
+    found = findings(
+        project, monkeypatch, capsys, "--no-cache", "--stdin-filename", "train.py", "-"
+    )
+    if given:
+        assert found == [
+            ("train.py", 5, "RNG001", "DataLoader shuffles without a `generator` "
+             "(shuffle=True from `train.py:8`)")
+        ]  # fmt: skip
+    else:
+        assert found == []
