@@ -567,3 +567,60 @@ def test_a_config_get_with_a_computed_key(
         capsys,
     )
     assert [(f["code"], f["location"]["row"]) for f in found] == [("RNG001", 8)]
+
+
+# -- every library loader class of the table ---------------------------------------------------
+# (qualified name, RNG002 by default, RNG002 once `dataloader-classes` names it), written out
+# here rather than read from the table, so that a changed entry fails the test.
+LIBRARY_LOADERS = [
+    *(
+        (name, False, False)
+        for name in ("monai.data.DataLoader", "monai.data.dataloader.DataLoader")
+    ),
+    *(
+        (name, True, True)
+        for name in (
+            "torchdata.stateful_dataloader.StatefulDataLoader",
+            "torchdata.stateful_dataloader.stateful_dataloader.StatefulDataLoader",
+            "torch_geometric.loader.DataLoader",
+            "torch_geometric.loader.dataloader.DataLoader",
+            "torch_geometric.loader.NeighborLoader",
+            "torch_geometric.loader.LinkNeighborLoader",
+            "torch_geometric.loader.NodeLoader",
+            "torch_geometric.loader.LinkLoader",
+        )
+    ),
+    *(
+        (name, False, True)
+        for name in (
+            "litdata.StreamingDataLoader",
+            "litdata.streaming.dataloader.StreamingDataLoader",
+        )
+    ),
+]
+
+
+def test_the_library_loaders_cover_the_table() -> None:
+    from seedlint.analysis.libraries import LOADER_CLASSES
+
+    assert sorted(n for n, _, _ in LIBRARY_LOADERS) == sorted(
+        n for e in LOADER_CLASSES for n in e.names
+    )
+
+
+@pytest.mark.parametrize(("name", "default", "configured"), LIBRARY_LOADERS, ids=lambda v: str(v))
+def test_each_library_loader_class_with_workers(name: str, default: bool, configured: bool) -> None:
+    """Each library loader class of the table, called with workers and no ``worker_init_fn``:
+    RNG002 unless it installs its own worker seeding (MONAI's); a class the rules do not check
+    by default (litdata's, whose dataset seeds its order) is checked once
+    ``dataloader-classes`` names it."""
+    from seedlint.config import Settings
+
+    module, cls = name.rsplit(".", 1)
+    text = f"from {module} import {cls}\n\nloader = {cls}(range(8), num_workers=2)\n"
+    for classes, flagged in (((), default), ((name,), configured)):
+        codes = [
+            f.code
+            for f in check_text(text, "train.py", Settings(dataloader_classes=classes)).findings
+        ]
+        assert codes == (["RNG002"] if flagged else []), classes
