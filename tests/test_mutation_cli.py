@@ -315,6 +315,8 @@ def test_show_settings_shows_the_output_format_from_where_it_comes(
         (["chekc"], "unrecognized subcommand `chekc` (did you mean `check`?)"),
         (["rule", "chekc"], "unknown rule `chekc`"),  # a rule's name, not a subcommand
         (["verify", "chekc"], ""),  # a program's path: verify's own error
+        (["check", "--output-format", "jsn", "."], "argument --output-format: invalid choice"),
+        (["check", "--jobs"], "argument -j/--jobs: expected one argument\n"),  # no hint
     ],
 )
 def test_usage_errors_say_what_was_meant(tmp_path: Path, args: list[str], message: str) -> None:
@@ -322,6 +324,8 @@ def test_usage_errors_say_what_was_meant(tmp_path: Path, args: list[str], messag
     assert result.returncode == 2
     assert "unrecognized subcommand" not in result.stderr or "chekc" == args[0]
     assert f"seedlint: error: {message}" in result.stderr
+    if "jsn" in args:  # a mistyped choice: the closest one
+        assert result.stderr.endswith(") (did you mean `json`?)\n")
 
 
 def test_a_file_name_that_is_not_utf_8_on_a_strict_stdout(tmp_path: Path) -> None:
