@@ -206,6 +206,20 @@ FIXES = [
         [],
     ),
     (
+        "rng001 in a method takes the seed the class reads by key from what __init__ stores",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Trainer:\n"
+        "    def __init__(self, config):\n        self.config = config\n\n"
+        "    def describe(self):\n        return f\"seed {self.config['seed']}\"\n\n"
+        "    def loader(self):\n        return DataLoader(range(8), shuffle=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Trainer:\n"
+        "    def __init__(self, config):\n        self.config = config\n\n"
+        "    def describe(self):\n        return f\"seed {self.config['seed']}\"\n\n"
+        "    def loader(self):\n        return DataLoader(\n            range(8),\n"
+        "            shuffle=True,\n"
+        '            generator=torch.Generator().manual_seed(self.config["seed"]),\n        )\n',
+        [],
+    ),
+    (
         "rng004 before a loop whose body imports torch: torch is not bound before the loop",
         "import random\n\nfor _ in range(random.seed(0) or 1):\n    import torch\n\n"
         "    model = torch.nn.Linear(2, 2)\n",
