@@ -206,6 +206,20 @@ FIXES = [
         [],
     ),
     (
+        "rng001 in a function whose parameter shadows the module's parsed arguments",
+        "import argparse\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'parser = argparse.ArgumentParser()\nparser.add_argument("--seed", type=int, default=0)\n'
+        "cli = parser.parse_args()\n\n\ndef build(cli):\n"
+        "    return DataLoader(range(8), shuffle=True)\n",
+        "import argparse\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        "SEED = 0\nparser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--seed", type=int, default=0)\n'
+        "cli = parser.parse_args()\n\n\ndef build(cli):\n    return DataLoader(\n"
+        "        range(8),\n        shuffle=True,\n"
+        "        generator=torch.Generator().manual_seed(SEED),\n    )\n",
+        ["--unsafe-fixes"],
+    ),
+    (
         "rng001 in a method takes the seed the class reads by key from what __init__ stores",
         "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Trainer:\n"
         "    def __init__(self, config):\n        self.config = config\n\n"
