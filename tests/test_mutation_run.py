@@ -463,3 +463,23 @@ def test_a_cache_table_that_is_a_link_is_not_read(
     checked.clear()
     assert check(folder, capsys, *cache) == cold
     assert checked == []
+
+
+def test_fix_a_file_without_a_stat_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--fix on files, one of which cannot be stat-ed when the work is shared out (its size
+    counts as 0): every file is fixed all the same."""
+    from seedlint.run import files
+
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(SHUFFLED)
+    real = files.stat_key
+    monkeypatch.setattr(
+        files, "stat_key", lambda path: None if Path(path).name == "a.py" else real(path)
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--isolated", "--no-cache", "--fix", "-q", "a.py", "b.py"]) == 0
+    for name in ("a.py", "b.py"):
+        assert "generator=torch.Generator().manual_seed(0)" in (tmp_path / name).read_text()
