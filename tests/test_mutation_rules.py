@@ -652,3 +652,31 @@ def test_each_library_loader_class_with_workers(name: str, default: bool, config
             for f in check_text(text, "train.py", Settings(dataloader_classes=classes)).findings
         ]
         assert codes == (["RNG002"] if flagged else []), classes
+
+
+# -- a key the loaded configuration does not set ------------------------------------------------
+def test_a_key_the_config_file_does_not_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read by subscript, a key the file does not set may be anything (RNG002: it may be a
+    worker count); by ``.get``, it is the default: None (no workers), or the one given."""
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "train.yaml").write_text("shuffle: false\n")
+    (tmp_path / "train.py").write_text(
+        "import torch\nimport yaml\nfrom torch.utils.data import DataLoader\n\n"
+        'torch.manual_seed(0)\nwith open("configs/train.yaml") as f:\n'
+        "    config = yaml.safe_load(f)\nds = list(range(8))\n"
+        'DataLoader(ds, num_workers=config["num_workers"])\n'
+        'DataLoader(ds, num_workers=config.get("num_workers"))\n'
+        'DataLoader(ds, num_workers=config.get("num_workers", 4))\n'
+        'DataLoader(ds, num_workers=config.get("num_workers", default=4))\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "train.py"])
+    found = json.loads(capsys.readouterr().out)
+    assert [(f["location"]["row"], f["code"]) for f in found] == [
+        (9, "RNG002"),
+        (11, "RNG002"),
+        (12, "RNG002"),
+    ]
