@@ -483,3 +483,23 @@ def test_fix_a_file_without_a_stat_key(
     assert cli.main(["check", "--isolated", "--no-cache", "--fix", "-q", "a.py", "b.py"]) == 0
     for name in ("a.py", "b.py"):
         assert "generator=torch.Generator().manual_seed(0)" in (tmp_path / name).read_text()
+
+
+@pytest.mark.parametrize("pattern", ["build/", "/build/", "build", "/build"])
+def test_a_folder_named_explicitly_is_walked_though_git_ignores_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    pattern: str,
+) -> None:
+    """``seedlint check build`` where ``.gitignore`` ignores the folder (each pattern form, a
+    folder-only one too): the folder named is walked, its files checked."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text(f"{pattern}\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "x.py").write_text(SHUFFLED)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--no-cache", "--output-format", "concise", "build"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"{os.path.join('build', 'x.py')}:4:10: RNG001 ")
