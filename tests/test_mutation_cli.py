@@ -276,12 +276,47 @@ def test_show_settings_of_the_file_named(
 
 
 @pytest.mark.parametrize(
+    ("environment", "options", "shown"),
+    [
+        (None, [], '"concise"  # {config}'),
+        ("json", [], '"json"  # environment (SEEDLINT_OUTPUT_FORMAT)'),
+        (None, ["--output-format", "github"], '"github"  # command line'),
+        ("json", ["--output-format", "github"], '"github"  # command line'),
+    ],
+    ids=["configured", "environment", "option", "option-over-environment"],
+)
+def test_show_settings_shows_the_output_format_from_where_it_comes(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    environment: str | None,
+    options: list[str],
+    shown: str,
+) -> None:
+    """The output format shown is the command line's, else SEEDLINT_OUTPUT_FORMAT's, else the
+    configuration file's."""
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.seedlint]\noutput-format = "concise"\n')
+    (tmp_path / "f.py").write_text(CLEAN)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SEEDLINT_OUTPUT_FORMAT", raising=False)
+    if environment is not None:
+        monkeypatch.setenv("SEEDLINT_OUTPUT_FORMAT", environment)
+    capsys.readouterr()
+    assert cli.main(["check", "--show-settings", *options, "f.py"]) == 0
+    out = capsys.readouterr().out
+    assert f"output-format = {shown.format(config=config)}\n" in out
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["check", "--fxi", "."], "unrecognized arguments: --fxi (did you mean `--fix`?)"),
         (["chekc"], "unrecognized subcommand `chekc` (did you mean `check`?)"),
         (["rule", "chekc"], "unknown rule `chekc`"),  # a rule's name, not a subcommand
         (["verify", "chekc"], ""),  # a program's path: verify's own error
+        (["check", "--output-format", "jsn", "."], "argument --output-format: invalid choice"),
+        (["check", "--jobs"], "argument -j/--jobs: expected one argument\n"),  # no hint
     ],
 )
 def test_usage_errors_say_what_was_meant(tmp_path: Path, args: list[str], message: str) -> None:
@@ -289,6 +324,8 @@ def test_usage_errors_say_what_was_meant(tmp_path: Path, args: list[str], messag
     assert result.returncode == 2
     assert "unrecognized subcommand" not in result.stderr or "chekc" == args[0]
     assert f"seedlint: error: {message}" in result.stderr
+    if "jsn" in args:  # a mistyped choice: the closest one
+        assert result.stderr.endswith(") (did you mean `json`?)\n")
 
 
 def test_a_file_name_that_is_not_utf_8_on_a_strict_stdout(tmp_path: Path) -> None:
@@ -323,6 +360,56 @@ def test_the_rules_list_says_which_fixes_are_unsafe(capsys: pytest.CaptureFixtur
         "RNG008": "unsafe fix (--unsafe-fixes)",
         "RNG100": "-",
     }
+
+
+@pytest.mark.parametrize("named", ["empty", "sub"])
+def test_show_settings_takes_the_line_length_beside_the_first_file_or_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], named: str
+) -> None:
+    """The line length shown is that of the formatter configuration nearest the first file to
+    check; with no file to check (a folder without Python files), nearest the working folder."""
+    (tmp_path / "ruff.toml").write_text("line-length = 120\n")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "ruff.toml").write_text("line-length = 99\n")
+    (tmp_path / "sub" / "f.py").write_text(CLEAN)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--show-settings", named]) == 0
+    out = capsys.readouterr().out
+    if named == "empty":
+        assert out.startswith("Resolved settings for: (no file)\n")
+        where = tmp_path / "ruff.toml"
+        assert f"line-length = 120  # {where} (ruff's line-length; " in out
+    else:
+        assert out.startswith(f"Resolved settings for: {os.path.join('sub', 'f.py')}\n")
+        where = tmp_path / "sub" / "ruff.toml"
+        assert f"line-length = 99  # {where} (ruff's line-length; " in out
+
+
+@pytest.mark.parametrize(
+    "chosen",
+    [["RNG004"], ["rng004"], ["torch-unseeded-in-seeded-program"], ["--all"]],
+    ids=["code", "lower-case-code", "name", "all"],
+)
+def test_rule_as_json_one_object_or_a_list(
+    capsys: pytest.CaptureFixture[str], chosen: list[str]
+) -> None:
+    """``seedlint rule X --output-format json`` prints the rule's object; with ``--all``, the
+    list of every rule's."""
+    capsys.readouterr()
+    assert cli.main(["rule", *chosen, "--output-format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    if chosen == ["--all"]:
+        assert isinstance(data, list)
+        assert [item["code"] for item in data] == [*(f"RNG00{n}" for n in range(9)), "RNG100"]
+        assert data[3]["fix"] == "Fix is sometimes available."
+        assert data[0]["fix"] is None
+    else:
+        assert isinstance(data, dict)
+        assert data["code"] == "RNG004"
+        assert data["name"] == "torch-unseeded-in-seeded-program"
+        assert data["explanation"].startswith("# torch-unseeded-in-seeded-program (RNG004)")
 
 
 @pytest.mark.parametrize(
@@ -395,3 +482,31 @@ def test_verify_gets_every_argument_after_its_name(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(verify, "main", lambda argv: seen.append(list(argv)) or 0)
     assert cli.main(["verify", "--runs", "2", "--", "train.py"]) == 0
     assert seen == [["--runs", "2", "--", "train.py"]]
+
+
+def test_a_reader_that_stops_early_exits_one_even_with_exit_zero(tmp_path: Path) -> None:
+    """Standard output closed by its reader before seedlint is done writing (``| head -1``;
+    the report, about 240 kB, is larger than a pipe's buffer): exit code 1, whatever
+    ``--exit-zero`` says of the findings (the report did not reach its reader), and no
+    traceback."""
+    import subprocess
+    import sys
+
+    body = "".join(f"loader{i} = DataLoader(range(8), shuffle=True)\n" for i in range(400))
+    (tmp_path / "many.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\n" + body
+    )
+    command = ["check", "--isolated", "--no-cache", "--exit-zero", "many.py"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "seedlint", *command],
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if not k.startswith("SEEDLINT_")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(1) == b"R"  # the first finding's code, RNG001
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in err and "internal error" not in err

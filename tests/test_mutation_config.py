@@ -281,6 +281,22 @@ def test_every_key_kind_takes_a_right_value(
     )
 
 
+@pytest.mark.parametrize(
+    "key", ["select", "extend-select", "ignore", "extend-ignore", "fixable", "unfixable"]
+)
+def test_every_rule_selector_key_names_the_file_of_an_unknown_selector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], key: str
+) -> None:
+    (tmp_path / "a.py").write_text(SHUFFLED)
+    (tmp_path / "seedlint.toml").write_text(f'{key} = ["RNG01"]\n')
+    code, out, err = seedlint(["check", "a.py"], tmp_path, monkeypatch, capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"seedlint: error: {tmp_path / 'seedlint.toml'}: Unknown rule selector `RNG01` in "
+        f"`{key}` (did you mean `RNG001`?)\n"
+    )
+
+
 def test_an_unknown_key_names_the_closest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -360,3 +360,29 @@ def test_the_language_servers_quick_fix_carries_the_fixs_edit(tmp_path: Path) ->
     assert len(fixes) == 1 and fixes[0].edit is not None and fixes[0].edit.changes
     edits = fixes[0].edit.changes[uri]
     assert [e.new_text for e in edits] == [", generator=torch.Generator().manual_seed(0)"], edits
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_with_no_rule_word_that_calls_a_project_loader_class(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], jobs: str
+) -> None:
+    """A file whose words pass no rule's pre-filter but that calls a loader class of the
+    project under a name of its own (``Feeder``): the loader rules check it all the same."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "loaders.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\nclass Feeder(DataLoader):\n    pass\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "from pkg.loaders import Feeder\n\nfed = Feeder(list(range(10)), num_workers=2)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(["check", "--no-cache", "--jobs", jobs, "--output-format", "json", "."])
+    found = [
+        (f["filename"], f["location"]["row"], f["code"])
+        for f in json.loads(capsys.readouterr().out)
+    ]
+    assert [(Path(name).name, row, c) for name, row, c in found] == [("train.py", 3, "RNG002")]
+    assert code == 1

@@ -6,6 +6,7 @@ whose edits, applied, give exactly the new text.
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -184,6 +185,30 @@ def test_the_opcodes_of_long_differing_texts_cover_both(seed: int) -> None:
 
 
 @pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        (0, [("insert", 0, 0, 0, 30), ("equal", 0, 470, 30, 500), ("delete", 470, 500, 500, 500)]),
+        (1, [("replace", 0, 500, 0, 501)]),
+    ],
+    ids=["exactly-the-exact-matchers-size", "one-line-more"],
+)
+def test_the_exact_matcher_runs_up_to_its_size_and_no_further(
+    extra: int, expected: list[tuple[str, int, int, int, int]]
+) -> None:
+    """Lines that differ, paired, exactly ``_EXACT_PAIRS`` (500 by 500): difflib's exact
+    matching finds the 470 lines moved by 30 (past the walk's window); one line more, the walk
+    resynchronises on nothing and replaces the whole stretch. The splice's own threshold is the
+    same."""
+    from seedlint.fixes import spliced, text
+
+    assert text._EXACT_PAIRS == 500 * 500
+    old = [f"old {i}\n" for i in range(500)]
+    new = [f"new {i}\n" for i in range(30)] + old[: 470 + extra]
+    assert text.opcodes(old, new) == expected
+    assert spliced._opcodes(old, new, 0, 0) == expected
+
+
+@pytest.mark.parametrize(
     ("old", "new", "rows"),
     [
         ("a\nb\nc\n", "a\nX\nb\nc\n", [1, 2, 2, 3]),  # an inserted row: the old row after it
@@ -308,3 +333,99 @@ def test_a_window_leaves_out_the_statements_after_two_on_one_line(
             continue
         with pytest.raises(OutsideWindow):
             made.restore(changed)
+
+
+# -- a loader class of another module of the project, with an __init__ of its own -------------
+SEEDED_LOADER = (
+    "from torch.utils.data import DataLoader\n\n\nclass SeededLoader(DataLoader):\n"
+    "    def __init__(self, dataset, shuffle=False, generator=None, num_workers=0,"
+    " worker_init_fn=None):\n"
+    "        super().__init__(\n            dataset, shuffle=shuffle, generator=generator,"
+    " num_workers=num_workers,\n            worker_init_fn=worker_init_fn,\n        )\n"
+)
+GENERATOR = "torch.Generator().manual_seed(0)"
+
+
+@pytest.mark.parametrize(
+    ("rule", "call", "fixed"),
+    [
+        (
+            "RNG001",
+            "SeededLoader(dataset, True, None, 2, None)",
+            f"SeededLoader(dataset, True, {GENERATOR}, 2, None)",
+        ),
+        (
+            "RNG001",
+            "SeededLoader(dataset, True, generator=None, num_workers=2)",
+            f"SeededLoader(dataset, True, generator={GENERATOR}, num_workers=2)",
+        ),
+        (
+            "RNG001",
+            "SeededLoader(dataset, True, num_workers=2)",
+            f"SeededLoader(dataset, True, num_workers=2, generator={GENERATOR})",
+        ),
+        (  # (a script that seeds nothing: the workers' base seed needs the generator too)
+            "RNG002",
+            "SeededLoader(dataset, True, None, 2, None)",
+            f"SeededLoader(dataset, True, {GENERATOR}, 2, seed_worker)",
+        ),
+        (
+            "RNG002",
+            "SeededLoader(dataset, True, num_workers=2, worker_init_fn=None)",
+            "SeededLoader(dataset, True, num_workers=2, worker_init_fn=seed_worker,"
+            f" generator={GENERATOR})",
+        ),
+        (
+            "RNG002",
+            "SeededLoader(dataset, True, num_workers=2)",
+            "SeededLoader(dataset, True, num_workers=2, worker_init_fn=seed_worker,"
+            f" generator={GENERATOR})",
+        ),
+    ],
+    ids=[f"{r}-{w}" for r in ("RNG001", "RNG002") for w in ("position", "keyword", "absent")],
+)
+def test_a_project_loader_class_takes_the_fixed_argument_at_its_own_position(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    rule: str,
+    call: str,
+    fixed: str,
+) -> None:
+    """The class's own ``__init__`` (in another module) takes the generator and the workers'
+    function by position: passed there as None, the fix replaces that value in place; passed
+    by keyword, that keyword's; not passed, it is added by keyword (unsafe: an ``__init__`` of
+    its own). The script seeds nothing: RNG002's fix passes a seeded generator too."""
+    from seedlint import cli
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "loaders.py").write_text(SEEDED_LOADER)
+    train = tmp_path / "train.py"
+    train.write_text(f"from pkg.loaders import SeededLoader\n\ndataset = list(range(10))\n{call}\n")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    options = ["--no-cache", "--select", rule, "--fix", "--unsafe-fixes", "-q"]
+    assert cli.main(["check", *options, "train.py"]) == 0
+    written = train.read_text().split("dataset = list(range(10))\n")[1]  # maybe split in lines
+    assert "".join(written.split()).replace(",)", ")") == "".join(fixed.split())
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="needs chown")
+def test_root_replaces_another_users_file_with_a_new_one_of_the_same_owner(tmp_path: Path) -> None:
+    """Root can give a new file any owner: another user's file is fixed by an atomic
+    replace (a new inode), with its owner, group and mode (another user rewrites a file it
+    could not give back in place)."""
+    from seedlint.fixes.write import write_fixed
+
+    path = tmp_path / "a.py"
+    path.write_bytes(b"x = 1\n")
+    os.chown(path, 65534, 65534)
+    os.chmod(path, 0o640)
+    inode = path.stat().st_ino
+    assert write_fixed(path, b"x = 1\n", b"x = 2\n") is None
+    info = path.stat()
+    assert info.st_ino != inode
+    assert (info.st_uid, info.st_gid, info.st_mode & 0o7777) == (65534, 65534, 0o640)
+    assert path.read_bytes() == b"x = 2\n"

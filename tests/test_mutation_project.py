@@ -690,3 +690,47 @@ def test_rng002_a_class_of_the_same_name_elsewhere_is_not_the_data_module(
         "    L.seed_everything(3)\n    Data()\n    return data\n"
     )
     assert findings(project, monkeypatch, capsys, "--no-cache", ".") == []
+
+
+@pytest.mark.parametrize("name", ["missing/sub/train.py", "train.py"])
+def test_standard_input_named_in_a_folder_that_does_not_exist(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Standard input named by ``--stdin-filename`` in a folder that does not exist (an
+    editor's unsaved buffer): its project root is looked for all the same, and it is checked
+    as it would be where the folder exists."""
+    import io
+
+    text = "import random\n\nimport torch\n\nrandom.seed(0)\nx = torch.rand(2)\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    found = findings(project, monkeypatch, capsys, "--no-cache", "--stdin-filename", name, "-")
+    assert [f[:3] for f in found] == [("train.py", 5, "RNG004")]
+
+
+@pytest.mark.parametrize(("on_disk", "given"), [(False, True), (True, False)])
+def test_standard_input_is_checked_as_given_not_as_on_disk(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    on_disk: bool,
+    given: bool,
+) -> None:
+    """An editor's buffer (standard input named after a file of the project) differs from the
+    file on disk: its builder's callers in the buffer decide, not those of the saved file."""
+    import io
+
+    def text(shuffle: bool) -> str:
+        return BUILDER + f"\n\nloader = build(range(8), train={shuffle})\n"
+
+    (project / "train.py").write_text(text(on_disk))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text(given).encode())))
+    found = findings(
+        project, monkeypatch, capsys, "--no-cache", "--stdin-filename", "train.py", "-"
+    )
+    if given:
+        assert found == [
+            ("train.py", 5, "RNG001", "DataLoader shuffles without a `generator` "
+             "(shuffle=True from `train.py:8`)")
+        ]  # fmt: skip
+    else:
+        assert found == []

@@ -323,6 +323,64 @@ FIXES = [
         "print(torch)\n",
         [],
     ),
+    (
+        "rng001 in a function whose parameter shadows the module's parsed arguments",
+        "import argparse\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'parser = argparse.ArgumentParser()\nparser.add_argument("--seed", type=int, default=0)\n'
+        "cli = parser.parse_args()\n\n\ndef build(cli):\n"
+        "    return DataLoader(range(8), shuffle=True)\n",
+        "import argparse\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        "SEED = 0\nparser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--seed", type=int, default=0)\n'
+        "cli = parser.parse_args()\n\n\ndef build(cli):\n    return DataLoader(\n"
+        "        range(8),\n        shuffle=True,\n"
+        "        generator=torch.Generator().manual_seed(SEED),\n    )\n",
+        ["--unsafe-fixes"],
+    ),
+    (
+        "rng001 in a method takes the seed the class reads by key from what __init__ stores",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Trainer:\n"
+        "    def __init__(self, config):\n        self.config = config\n\n"
+        "    def describe(self):\n        return f\"seed {self.config['seed']}\"\n\n"
+        "    def loader(self):\n        return DataLoader(range(8), shuffle=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\nclass Trainer:\n"
+        "    def __init__(self, config):\n        self.config = config\n\n"
+        "    def describe(self):\n        return f\"seed {self.config['seed']}\"\n\n"
+        "    def loader(self):\n        return DataLoader(\n            range(8),\n"
+        "            shuffle=True,\n"
+        '            generator=torch.Generator().manual_seed(self.config["seed"]),\n        )\n',
+        [],
+    ),
+    (
+        "rng004 before a loop whose body imports torch: torch is not bound before the loop",
+        "import random\n\nfor _ in range(random.seed(0) or 1):\n    import torch\n\n"
+        "    model = torch.nn.Linear(2, 2)\n",
+        "import random\n\nimport torch as torch_\n\ntorch_.manual_seed(0)\n"
+        "for _ in range(random.seed(0) or 1):\n    import torch\n\n"
+        "    model = torch.nn.Linear(2, 2)\n",
+        [],
+    ),
+    (
+        "rng001's import of torch goes in its place in a block mixing sections",
+        "import os\nimport numpy as np\nimport yaml\nfrom torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True)\nprint(os, np, yaml)\n",
+        "import os\nimport numpy as np\nimport torch\nimport yaml\n"
+        "from torch.utils.data import DataLoader\n\n"
+        "loader = DataLoader(range(8), shuffle=True, generator=torch.Generator().manual_seed(0))\n"
+        "print(os, np, yaml)\n",
+        [],
+    ),
+    (
+        "rng001 in a module whose only guard tests another name than __main__: library code",
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def loader():\n    return DataLoader(range(8), shuffle=True)\n\n\n"
+        'if __name__ == "__mp_main__":\n    loader()\n',
+        "import torch\nfrom torch.utils.data import DataLoader\n\n\n"
+        "def loader():\n    return DataLoader(\n        range(8),\n        shuffle=True,\n"
+        "        generator=torch.Generator().manual_seed(torch.initial_seed()),\n    )\n\n\n"
+        'if __name__ == "__mp_main__":\n    loader()\n',
+        [],
+    ),
     *(
         (
             f"rng001 in a method: self.hparams.seed only after self.{call}()",
@@ -733,3 +791,98 @@ def test_rng002_decides_lightning_by_the_program_in_another_module(
         assert messages == [f"{PREFIX}: no `workers=True` at `train.py:8`"]
     else:
         assert messages == [f"{PREFIX}: only `random`, `torch` and `np.random` are reseeded"]
+
+
+# -- every library loader class of the table ---------------------------------------------------
+# (qualified name, RNG002 by default, RNG002 once `dataloader-classes` names it), written out
+# here rather than read from the table, so that a changed entry fails the test.
+LIBRARY_LOADERS = [
+    *(
+        (name, False, False)
+        for name in ("monai.data.DataLoader", "monai.data.dataloader.DataLoader")
+    ),
+    *(
+        (name, True, True)
+        for name in (
+            "torchdata.stateful_dataloader.StatefulDataLoader",
+            "torchdata.stateful_dataloader.stateful_dataloader.StatefulDataLoader",
+            "torch_geometric.loader.DataLoader",
+            "torch_geometric.loader.dataloader.DataLoader",
+            "torch_geometric.loader.NeighborLoader",
+            "torch_geometric.loader.LinkNeighborLoader",
+            "torch_geometric.loader.NodeLoader",
+            "torch_geometric.loader.LinkLoader",
+            "torch_geometric.data.DataLoader",
+            "torch_geometric.data.DataListLoader",
+            "torch_geometric.data.DenseDataLoader",
+            "torch_geometric.data.dataloader.DataLoader",
+            "torch_geometric.data.dataloader.DataListLoader",
+            "torch_geometric.data.dataloader.DenseDataLoader",
+            "torch_geometric.loader.DataListLoader",
+            "torch_geometric.loader.data_list_loader.DataListLoader",
+            "torch_geometric.loader.DenseDataLoader",
+            "torch_geometric.loader.dense_data_loader.DenseDataLoader",
+        )
+    ),
+    *(
+        (name, False, True)
+        for name in (
+            "litdata.StreamingDataLoader",
+            "litdata.streaming.dataloader.StreamingDataLoader",
+        )
+    ),
+]
+
+
+def test_the_library_loaders_cover_the_table() -> None:
+    from seedlint.analysis.libraries import LOADER_CLASSES
+
+    assert sorted(n for n, _, _ in LIBRARY_LOADERS) == sorted(
+        n for e in LOADER_CLASSES for n in e.names
+    )
+
+
+@pytest.mark.parametrize(("name", "default", "configured"), LIBRARY_LOADERS, ids=lambda v: str(v))
+def test_each_library_loader_class_with_workers(name: str, default: bool, configured: bool) -> None:
+    """Each library loader class of the table, called with workers and no ``worker_init_fn``:
+    RNG002 unless it installs its own worker seeding (MONAI's); a class the rules do not check
+    by default (litdata's, whose dataset seeds its order) is checked once
+    ``dataloader-classes`` names it."""
+    from seedlint.config import Settings
+
+    module, cls = name.rsplit(".", 1)
+    text = f"from {module} import {cls}\n\nloader = {cls}(range(8), num_workers=2)\n"
+    for classes, flagged in (((), default), ((name,), configured)):
+        codes = [
+            f.code
+            for f in check_text(text, "train.py", Settings(dataloader_classes=classes)).findings
+        ]
+        assert codes == (["RNG002"] if flagged else []), classes
+
+
+# -- a key the loaded configuration does not set ------------------------------------------------
+def test_a_key_the_config_file_does_not_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read by subscript, a key the file does not set may be anything (RNG002: it may be a
+    worker count); by ``.get``, it is the default: None (no workers), or the one given."""
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "train.yaml").write_text("shuffle: false\n")
+    (tmp_path / "train.py").write_text(
+        "import torch\nimport yaml\nfrom torch.utils.data import DataLoader\n\n"
+        'torch.manual_seed(0)\nwith open("configs/train.yaml") as f:\n'
+        "    config = yaml.safe_load(f)\nds = list(range(8))\n"
+        'DataLoader(ds, num_workers=config["num_workers"])\n'
+        'DataLoader(ds, num_workers=config.get("num_workers"))\n'
+        'DataLoader(ds, num_workers=config.get("num_workers", 4))\n'
+        'DataLoader(ds, num_workers=config.get("num_workers", default=4))\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "train.py"])
+    found = json.loads(capsys.readouterr().out)
+    assert [(f["location"]["row"], f["code"]) for f in found] == [
+        (9, "RNG002"),
+        (11, "RNG002"),
+        (12, "RNG002"),
+    ]

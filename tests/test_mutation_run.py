@@ -112,6 +112,39 @@ SHUFFLED = (
 )
 
 
+def test_a_run_of_many_files_keeps_a_record_the_next_run_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One file more than a run record needs, old enough to be trusted: the run keeps a record,
+    and the next run takes its findings from it (no file's own entry is looked up), the same
+    as a run without a cache."""
+    from seedlint.run import cache as cache_module
+    from seedlint.run import files
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    (folder / "shuffled.py").write_text(SHUFFLED)
+    for index in range(files._RUN_FILES):
+        (folder / f"m{index:03d}.py").write_text(f"x = {index}\n")
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    plain = check(folder, capsys, "--no-cache")
+    assert [(f["filename"], f["code"]) for f in plain] == [("shuffled.py", "RNG001")]
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert check(folder, capsys, *cache) == plain
+    assert len(list((tmp_path / "cache").rglob("run-*.json"))) == 1
+    looked: list[str] = []
+    by_stat = cache_module.Cache.by_stat
+
+    def counted(self: cache_module.Cache, settings: object, path: str, key: object) -> object:
+        looked.append(path)
+        return by_stat(self, settings, path, key)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache_module.Cache, "by_stat", counted)
+    assert check(folder, capsys, *cache) == plain
+    assert looked == []
+
+
 def test_links_in_a_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -361,3 +394,112 @@ def test_a_configured_cache_dir_is_relative_to_its_configuration_file(
     assert (folder / "build" / "lint").is_dir()
     assert not (tmp_path / "build").exists() and not (tmp_path / ".seedlint_cache").exists()
     assert check(folder, capsys, *config) == first
+
+
+@pytest.mark.parametrize("linked", ["src", "cache"])
+def test_checked_paths_are_compared_with_the_cache_folder_as_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], linked: str
+) -> None:
+    """The checked paths are compared with the cache folder as named, not resolved (thousands
+    for pre-commit: no system call each). A checked folder that is a link into the cache
+    folder: the cache is refused for the other files it holds, by their name; a checked link to
+    a cache folder that holds only what seedlint writes there: the cache is used."""
+    (tmp_path / "proj").mkdir()
+    store = tmp_path / "store"
+    (store / "realsrc").mkdir(parents=True)
+    (store / "realsrc" / "a.py").write_text(SHUFFLED)
+    (tmp_path / "proj" / "src").symlink_to(Path("..") / "store" / "realsrc")
+    other = tmp_path / "other"
+    other.mkdir()
+    (tmp_path / "proj" / "cache").symlink_to(Path("..") / "other")
+    monkeypatch.chdir(tmp_path / "proj")
+    folder = "../store" if linked == "src" else "../other"
+    paths = ["src"] if linked == "src" else ["src", "cache"]
+    capsys.readouterr()
+    assert cli.main(["check", "-q", "--cache-dir", folder, *paths]) == 1
+    out, err = capsys.readouterr()
+    assert "src/a.py:4:10" in out
+    if linked == "src":
+        assert err == (
+            "seedlint: warning: the cache folder ../store is not used: it holds files "
+            "seedlint did not write there (`realsrc`)\n"
+        )
+    else:
+        assert err == ""
+    assert (linked == "cache") is (other / "CACHEDIR.TAG").exists()
+
+
+def test_a_cache_table_that_is_a_link_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A findings table replaced by a link (to the same signed bytes, moved out of the cache)
+    is not followed: the file is checked again, with the same findings."""
+    from seedlint.run import files
+
+    folder = tmp_path / "src"
+    folder.mkdir()
+    (folder / "train.py").write_text(SHUFFLED)
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    cold = check(folder, capsys, *cache)
+    [table] = (tmp_path / "cache").rglob("*.jsonl")
+    away = tmp_path / "away"
+    away.mkdir()
+    table.rename(away / table.name)
+    table.symlink_to(away / table.name)
+    checked: list[str] = []
+    real = files.check_bytes
+
+    def counted(raw: bytes, display: str, settings: Any) -> Any:
+        checked.append(Path(display).name)
+        return real(raw, display, settings)
+
+    monkeypatch.setattr(files, "check_bytes", counted)
+    assert check(folder, capsys, *cache) == cold
+    assert checked == ["train.py"]
+    table.unlink()
+    (away / table.name).rename(table)  # the same bytes, in place: read
+    checked.clear()
+    assert check(folder, capsys, *cache) == cold
+    assert checked == []
+
+
+def test_fix_a_file_without_a_stat_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--fix on files, one of which cannot be stat-ed when the work is shared out (its size
+    counts as 0): every file is fixed all the same."""
+    from seedlint.run import files
+
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(SHUFFLED)
+    real = files.stat_key
+    monkeypatch.setattr(
+        files, "stat_key", lambda path: None if Path(path).name == "a.py" else real(path)
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--isolated", "--no-cache", "--fix", "-q", "a.py", "b.py"]) == 0
+    for name in ("a.py", "b.py"):
+        assert "generator=torch.Generator().manual_seed(0)" in (tmp_path / name).read_text()
+
+
+@pytest.mark.parametrize("pattern", ["build/", "/build/", "build", "/build"])
+def test_a_folder_named_explicitly_is_walked_though_git_ignores_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    pattern: str,
+) -> None:
+    """``seedlint check build`` where ``.gitignore`` ignores the folder (each pattern form, a
+    folder-only one too): the folder named is walked, its files checked."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text(f"{pattern}\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "x.py").write_text(SHUFFLED)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--no-cache", "--output-format", "concise", "build"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"{os.path.join('build', 'x.py')}:4:10: RNG001 ")
