@@ -43,7 +43,7 @@ def test_a_long_rng_name_keeps_the_message_short() -> None:
         (
             "RNG006",
             "import torch\nfrom torch.utils.data import random_split\n\n"
-            "torch.manual_seed(1234)\nparts = random_split(range(8), [4, 4])\n",
+            "torch.manual_seed(1234)\nx = torch.rand(1)\nparts = random_split(range(8), [4, 4])\n",
             "Pass `generator=torch.Generator().manual_seed(1234)`",
         ),
         (

@@ -177,7 +177,8 @@ at all, the global generator is itself unseeded, so a `worker_init_fn` alone wou
 worker's seed random: there the fix passes a generator seeded from the `fix-seed` literal where
 the script's entry point makes the loader, else from a `SEED = <fix-seed>` constant it adds where
 the program starts (an **unsafe** fix, and its title says so); where it can do neither (the loader
-takes no `generator=`), there is no fix and the finding stays.
+takes no `generator=`), there is no fix, the finding stays, and its message says why (`no fix:
+takes no `generator`, nothing seeded`).
 
 In a module that uses Lightning and calls `seed_everything` without `workers=`, the fix passes
 `workers=True` to that call instead (Lightning's own worker seeding, never replaced by a
@@ -286,7 +287,7 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
                         loader.call, framework=framework or "Lightning", seeder_at=seeder_at
                     )
                     continue
-                reason = refusal(facts, loader, "worker_init_fn")
+                reason = refusal(facts, loader, "worker_init_fn") or _seedless(facts, loader)
                 origin = workers_origin(loader)
                 yield WorkersWithoutInitFnViolation(loader.call, reason, origin=origin)
                 continue
@@ -379,6 +380,16 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
         if not add_seed_worker(ctx, change, loader, copied_by(ctx.facts, loader), seeded):
             return None
         return change
+
+
+def _seedless(facts: ModuleFacts, loader: LoaderCall) -> Optional[str]:
+    """Why no fix, where the loader takes no ``generator=`` in a script that seeds nothing: a
+    ``worker_init_fn`` alone would leave every worker's seed random (see ``_generator_seed``)."""
+    if not unseeded_script(facts) or loader.argument("generator") is not None:
+        return None
+    if refusal(facts, loader, "generator") is None:
+        return None
+    return "no fix: takes no `generator`, nothing seeded"
 
 
 def _framework_fixable(facts: ModuleFacts) -> list[FrameworkSeeding]:
