@@ -1165,8 +1165,13 @@ def _if_tests(body: list[ast.stmt], at: tuple[int, int]) -> list[ast.expr]:
         statements = []
         for name in STATEMENT_FIELDS:
             for child in getattr(node, name, ()):
-                statements.extend(child.body if isinstance(child, ast.match_case) else [child])
+                statements.extend(child.body if isinstance(child, _MATCH_CASE) else [child])
     return tests
+
+
+# A `match` statement's case (Python 3.10): Python 3.9's `ast` has none, and no statement of its
+# trees is one.
+_MATCH_CASE: Any = getattr(ast, "match_case", ())
 
 
 def _holds(node: Any, at: tuple[int, int]) -> bool:
