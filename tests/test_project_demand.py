@@ -289,3 +289,48 @@ def test_a_loader_class_under_other_names_is_found(tmp_path: Path) -> None:
     assert found == {"pkg.Feeder"}
     index, _ = _lazy(tmp_path, [train])
     assert index.answers(train) == full.answers(train)
+
+
+@pytest.mark.parametrize(
+    ("init", "bound"),
+    [
+        ("from .models import *\n", {"Net"}),
+        (
+            "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .models import *\n",
+            set(),
+        ),
+        ("import typing\n\nif typing.TYPE_CHECKING:\n    from .models import *\n", set()),
+        (
+            "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    pass\n"
+            "else:\n    from .models import *\n",
+            {"Net"},
+        ),
+    ],
+    ids=["plain", "type-checking", "typing-type-checking", "else-branch"],
+)
+def test_a_star_import_under_type_checking_binds_nothing(
+    tmp_path: Path, init: str, bound: set[str]
+) -> None:
+    """A star import only a type checker runs binds no name at run time, and its modules are
+    not read (transformers' `__init__` star-imports every model's module that way)."""
+    _write(tmp_path, {"pkg/__init__.py": init, "pkg/models.py": "class Net:\n    pass\n"})
+    index = index_for(tmp_path)
+    names = {name for name, _ in index.star_bindings(str(tmp_path / "pkg" / "__init__.py"))}
+    assert names == bound
+
+
+def test_a_chain_of_star_imports_longer_than_the_limit_is_not_followed(tmp_path: Path) -> None:
+    """Each module star-imports the next: past STAR_MODULES modules what the chain binds is
+    unknown (the INCOMPLETE key), below it every name is bound."""
+    from seedlint.project.index import INCOMPLETE, STAR_MODULES
+
+    for length, complete in ((STAR_MODULES, True), (STAR_MODULES + 1, False)):
+        root = tmp_path / str(length)
+        files = {"pkg/__init__.py": "from .m0 import *\n"}
+        for i in range(length):
+            after = f"from .m{i + 1} import *\n" if i + 1 < length else ""
+            files[f"pkg/m{i}.py"] = f"{after}class C{i}:\n    pass\n"
+        _write(root, files)
+        found = dict(index_for(root).star_bindings(str(root / "pkg" / "__init__.py")))
+        assert (INCOMPLETE not in found) is complete
+        assert ("C0" in found) and (f"C{length - 1}" in found) is complete

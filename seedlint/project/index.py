@@ -201,6 +201,7 @@ class ProjectIndex:
         # fan out (a package re-exporting its modules), so a name is followed once per module.
         self._denoted: dict[tuple[str, str, bool], Optional[tuple[str, str]]] = {}
         self._exports: dict[str, Optional[frozenset[str]]] = {}
+        self._stars: dict[str, tuple[tuple[str, str], ...]] = {}  # star_bindings, by path
         self._loader_names: Optional[frozenset[str]] = None
         # The modules summarised from their bytes (not ``full``) that an answer looked into:
         # reading them could change it (the run parses them on demand, see run.summaries).
@@ -764,20 +765,33 @@ class ProjectIndex:
         ``torch.nn``), its classes and functions (``Net`` -> ``lib.Net``), and what its own
         star imports of project modules bind; names starting with ``_`` are not bound."""
         path = os.path.abspath(path)
+        kept = self._stars.get(path)
+        if kept is not None:
+            return kept
         summary = self.summaries.get(path)
         if summary is None or not summary.full or not summary.stars:
             return ()
+        # A star import under `if TYPE_CHECKING:` binds nothing at run time (transformers'
+        # `from .models import *` would otherwise read every model's module).
+        own = _top_level_names(path)
+        running = {s for _, _, s in own if s is not None} if own is not None else None
         found: dict[str, str] = {}
         seen: set[str] = set()
         for star in summary.stars:
+            if running is not None and star not in running:
+                continue
             module = self.layout.resolve(path, star)
             if module is None or module[1]:
                 continue  # a library module, or one the project lacks
             self._star_names(module[0], star, found, seen)
-        return tuple(sorted(found.items()))
+        self._stars[path] = result = tuple(sorted(found.items()))
+        return result
 
     def _star_names(self, target: str, written: str, found: dict[str, str], seen: set[str]) -> None:
         if target in seen:
+            return
+        if len(seen) >= STAR_MODULES:
+            found[INCOMPLETE] = ""  # too many modules to read: what they bind is not known
             return
         seen.add(target)
         prefix = written if written.endswith(".") else written + "."
@@ -1256,6 +1270,9 @@ def reference_name(reference: str) -> str:
 # What a star import binds is listed completely (a name it does not bind is a builtin) unless
 # this key is among the names: a star import of a library, or a module that cannot be read.
 INCOMPLETE = "*"
+# The most modules one file's star imports are followed through (a package's `__init__` that
+# star-imports every submodule would otherwise be read whole for one answer).
+STAR_MODULES = 64
 _TOP_LEVEL: dict[tuple[str, int, int], list[tuple[str, str, Optional[str]]]] = {}
 
 
@@ -1280,7 +1297,8 @@ def _top_level_names(path: str) -> Optional[list[tuple[str, str, Optional[str]]]
     while statements:
         node = statements.pop(0)
         if isinstance(node, (ast.If, ast.Try, ast.With)):
-            statements.extend(node.body)
+            if not (isinstance(node, ast.If) and _type_checking(node.test)):
+                statements.extend(node.body)
             statements.extend(getattr(node, "orelse", []))
             for handler in getattr(node, "handlers", []):
                 statements.extend(handler.body)
@@ -1313,6 +1331,13 @@ def _top_level_names(path: str) -> Optional[list[tuple[str, str, Optional[str]]]
             found.append((node.name, "", None))
     _TOP_LEVEL[key] = found
     return found
+
+
+def _type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``: a test false at run time."""
+    if isinstance(test, ast.Attribute):
+        return test.attr == "TYPE_CHECKING"
+    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
 
 
 def answers_digest(answers: tuple[Hashable, ...]) -> str:
