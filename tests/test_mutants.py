@@ -443,7 +443,7 @@ def test_noqa_honours_its_code_list(comment: str, suppressed: bool) -> None:
         ("# seedlint: noqa: RNG001", True),
         ("# seedlint: noqa: RNG002", False),
         ("# seedlint: noqa: RNG002, RNG003", False),
-        ("# flake8: noqa: RNG002", True),  # flake8's meaning: the whole file
+        ("# flake8: noqa: RNG002", False),  # ruff's meaning: that code in the file
     ],
 )
 def test_file_noqa_honours_its_code_list(header: str, suppressed: bool) -> None:

@@ -102,7 +102,9 @@ FILE_FORMS = [
     ("# seedlint: noqa: RNG", True),  # no digits: the bare form
     ("# flake8: noqa", True),
     ("# FLAKE8: NOQA", True),
-    ("# flake8: noqa: RNG002", True),  # flake8's meaning: the whole file
+    ("# flake8: noqa: RNG002", False),  # ruff's meaning: that code in the whole file
+    ("# flake8: noqa: RNG001", True),
+    ("# flake8: noqa: C901", False),  # a comment for another checker hides no finding
     ("# flake8=noqa", True),
     ("# seedlint: noqa: RNG002", False),
     ("# seedlint: noqa: RNG002, RNG003", False),

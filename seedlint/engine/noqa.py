@@ -4,8 +4,9 @@
   last line of a multi-line flagged call;
 * ``# seedlint: noqa`` on its own line anywhere in a file: the whole file; ``# seedlint: noqa:
   RNG001`` on its own line: that code in the whole file (ruff's ``# ruff: noqa: CODE``);
-* flake8's ``# flake8: noqa`` on its own line: the whole file, whatever codes follow (flake8's
-  meaning).
+* flake8's ``# flake8: noqa`` on its own line: the whole file; ``# flake8: noqa: C901``: those
+  codes in the whole file, as ruff reads it (flake8 itself skips the whole file whatever codes
+  follow: a comment meant for another checker would hide every finding).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def file_exemption(text: str) -> FileExemption:
         return FileExemption(False, frozenset())
     for match in FILE_NOQA.finditer(text):
         parsed = _codes(match.group("codes"))
-        if match.group("tool").lower() == "flake8" or parsed is None:
+        if parsed is None:
             all_codes = True
         else:
             codes |= parsed
