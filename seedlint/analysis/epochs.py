@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from seedlint.analysis.facts import BoundCall, ModuleFacts
-from seedlint.analysis.names import STATEMENT_FIELDS, Scope, dotted_name, lookup
+from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, dotted_name, lookup
 
 Loop = Union[ast.For, ast.AsyncFor, ast.While]
 
@@ -227,13 +227,8 @@ def _calls_returning(
     returned alone."""
     result: list[tuple[ast.Call, frozenset[int]]] = []
     single = Refs([loader_call])
-    for function, _ in facts.builder.functions:
-        scope = facts.resolver.scope_of(function)
-        returns = [
-            r
-            for r in ast.walk(function)
-            if isinstance(r, ast.Return) and r.value is not None and refers(r.value, scope, single)
-        ]
+    for function, scope, returned in _returns(facts):
+        returns = [r for r in returned if r.value is not None and refers(r.value, scope, single)]
         if not returns:
             continue
         positions: set[int] = set()
@@ -246,6 +241,24 @@ def _calls_returning(
             if function in facts.resolver.meanings(other.func, other_scope):
                 result.append((other, frozenset(positions)))
     return result
+
+
+def _returns(facts: ModuleFacts) -> list[tuple[FunctionNode, Scope, list[ast.Return]]]:
+    """The module's functions that return a value, with their scope and those ``return``
+    statements (nested functions' included), found once per module: each loader and sampler
+    asks."""
+
+    def compute() -> list[tuple[FunctionNode, Scope, list[ast.Return]]]:
+        found: list[tuple[FunctionNode, Scope, list[ast.Return]]] = []
+        for function, _ in facts.builder.functions:
+            returns = [
+                r for r in ast.walk(function) if isinstance(r, ast.Return) and r.value is not None
+            ]
+            if returns:
+                found.append((function, facts.resolver.scope_of(function), returns))
+        return found
+
+    return facts.once("epochs.returns", compute)
 
 
 def _unpacked_at(facts: ModuleFacts, call: ast.Call, positions: frozenset[int], refs: Refs) -> None:
@@ -273,12 +286,23 @@ def _epoch_loops(facts: ModuleFacts, use: SamplerUse) -> list[tuple[Loop, Scope]
     result: list[tuple[Loop, Scope]] = []
     if not use.loaders.calls and not use.loaders.chains:
         return result  # no loader to be iterated again
-    for node in ast.walk(facts.tree):
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            scope = _scope_of_statement(facts, node)
-            if any(refers(stmt, scope, use.loaders) for stmt in node.body):
-                result.append((node, scope))
+    for node, scope in _loops(facts):
+        if any(refers(stmt, scope, use.loaders) for stmt in node.body):
+            result.append((node, scope))
     return result
+
+
+def _loops(facts: ModuleFacts) -> list[tuple[Loop, Scope]]:
+    """The module's loops, each with the scope whose body holds it, found once per module."""
+
+    def compute() -> list[tuple[Loop, Scope]]:
+        return [
+            (node, _scope_of_statement(facts, node))
+            for node in ast.walk(facts.tree)
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        ]
+
+    return facts.once("epochs.loops", compute)
 
 
 def _scope_of_statement(facts: ModuleFacts, stmt: ast.stmt) -> Scope:
