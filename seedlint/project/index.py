@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Optional
 
 from seedlint.analysis.facts import AnalysisOptions
+from seedlint.analysis.forwarding import ISINSTANCE
 from seedlint.analysis.names import canonical
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.project.hints import ClassHint, loader_closure, loader_links, possible_loader_names
@@ -245,6 +246,8 @@ class ProjectIndex:
         if kind in "%^":
             class_key, _, method = name.rpartition(".")
             return self._method(path, class_key, method, skip_self=kind == "^")
+        if kind == "&":  # a method called on an instance of a class the module names
+            return self._qualified(path, name, depth)
         return []
 
     def _callable(self, path: str, key: str) -> list[Node]:
@@ -752,6 +755,7 @@ class ProjectIndex:
             tuple(self.unseeded_torch(path)),
             self.builder_answers(path),
             self.loader_class_answers(path),
+            self.forwarding_answers(path),
             self.captured_seeding(path),
             self.worker_dataset_rngs(path),
             self.star_bindings(path),
@@ -908,7 +912,7 @@ class ProjectIndex:
                     for reference in site.references:
                         for node in self.resolve(caller, reference):
                             if node[0] and node[1] != OPAQUE:
-                                bound = reference[:1] in "%^" or (
+                                bound = reference[:1] in "%^&" or (
                                     node[1].endswith(".__init__")
                                     and not reference.endswith("__init__")
                                 )
@@ -981,6 +985,107 @@ class ProjectIndex:
         if not loader:
             return None
         return LoaderClass(class_key.rsplit(".", 1)[-1], None, True, init)
+
+    def loader_levels(
+        self, path: str, qualname: str = "", key: str = ""
+    ) -> Optional[list[tuple[str, str, Init]]]:
+        """The classes of a loader class's chain that have an ``__init__`` of their own, from
+        the class called down to the library's loader: ``(file, class key, its __init__)``,
+        each followed (:mod:`seedlint.analysis.forwarding`). The class is ``qualname`` as
+        ``path`` spells it, or ``key`` of ``path``. None where the chain leaves the model (a
+        class with more than one project base, one not read, an ``__init__`` not followed)."""
+        path = os.path.abspath(path)
+        current = self._denote(path, qualname, 0) if qualname else (path, key)
+        if current is None or not current[0]:
+            return None
+        found: list[tuple[str, str, Init]] = []
+        for _ in range(_MAX_DEPTH):
+            summary = self.summaries.get(current[0])
+            info = summary.classes.get(current[1]) if summary is not None else None
+            if info is None:
+                return None
+            if info.init is not None and not info.init.passthrough:
+                if info.init.forwarding is None:
+                    return None
+                found.append((current[0], current[1], info.init))
+            bases = [c for base in info.bases for c in self._classes(current[0], base)]
+            if not bases:
+                return found or None  # the library's loader comes next
+            if len(bases) > 1:
+                return None
+            if bases[0][1] == OPAQUE:
+                self.unread.add(bases[0][0])  # parsed by the run, which then asks again
+                return None
+            current = bases[0]
+        return None
+
+    def derives_from(
+        self, path: str, reference: str, target_path: str, targets: Iterable[object]
+    ) -> Optional[bool]:
+        """Whether an instance of the class ``reference`` of ``path`` is an instance of one of
+        the classes ``targets`` (references of ``target_path``): None where that is not known
+        (a class not of the project, not read, or a target that is not a project class)."""
+        wanted: set[tuple[str, str]] = set()
+        if not targets:
+            return None
+        for target in targets:
+            classes = self._class_nodes(os.path.abspath(target_path), str(target))
+            if not classes:
+                return None
+            wanted.update(classes)
+        stack = self._class_nodes(os.path.abspath(path), reference) or []
+        if not stack:
+            return None
+        seen: set[tuple[str, str]] = set()
+        while stack:
+            current = stack.pop()
+            if current in wanted:
+                return True
+            if current in seen:
+                continue
+            seen.add(current)
+            summary = self.summaries.get(current[0])
+            info = summary.classes.get(current[1]) if summary is not None else None
+            if info is None:
+                return None  # a name that is no class
+            for base in info.bases:
+                classes = self._class_nodes(current[0], base)
+                if classes is None:
+                    return None  # a project name not followed
+                stack.extend(classes)
+        return False  # the other bases are the libraries': none derives from a project class
+
+    def _class_nodes(self, path: str, reference: str) -> Optional[list[tuple[str, str]]]:
+        """The project classes (file, key) a class reference of ``path`` denotes, through
+        re-exports, those of a module summarised from its bytes too (read for its top-level
+        imports); ``[]`` for a library's name, None where that is not known."""
+        if reference.startswith("@"):
+            return [(path, reference[1:])]
+        if not reference.startswith("="):
+            return None
+        found = self.layout.resolve(path, reference[1:])
+        for _ in range(_MAX_DEPTH):
+            if found is None:
+                return [] if reference[1:] else None
+            target, rest = found
+            summary = self.summaries.get(target)
+            if summary is None or not rest:
+                return None
+            key = ".".join(rest)
+            tail = ".".join(rest[1:])
+            if summary.full:
+                if key in summary.classes:
+                    return [(target, key)]
+                alias = summary.aliases.get(rest[0])
+            else:
+                self.unread.add(target)  # parsed by the run where it may be, which asks again
+                names = _top_level_names(target) or []
+                alias = next((q for n, q, _ in names if n == rest[0] and q), None)
+            if alias is None:
+                return None
+            found = self.layout.resolve(target, f"{alias}.{tail}" if tail else alias)
+            reference = "=" + alias
+        return None
 
     def _denote(self, path: str, qualname: str, depth: int) -> Optional[tuple[str, str]]:
         """``(file, class key)`` of a project class, ``("", qualified name)`` of a library
@@ -1078,10 +1183,13 @@ class ProjectIndex:
         return self._loader_names
 
     def loader_class_answers(self, path: str) -> tuple[Hashable, ...]:
+        return tuple(self._loader_classes_used(path))
+
+    def _loader_classes_used(self, path: str) -> list[tuple[str, LoaderClass]]:
         path = os.path.abspath(path)
         summary = self.summaries.get(path)
         if summary is None or not summary.full:
-            return ()
+            return []
         references = {
             reference[1:]
             for function in summary.functions.values()
@@ -1093,7 +1201,45 @@ class ProjectIndex:
             info = self._loader_class_of(path, qualname)
             if info is not None:
                 found.append((qualname, info))
-        return tuple(found)
+        return found
+
+    def forwarding_answers(self, path: str) -> tuple[Hashable, ...]:
+        """What :meth:`loader_levels` and :meth:`derives_from` answer for the loader classes
+        ``path`` calls (with their ``__init__``'s routes) and the classes it builds."""
+        path = os.path.abspath(path)
+        summary = self.summaries.get(path)
+        if summary is None or not summary.full:
+            return ()
+        starts = [(qualname, "") for qualname, _ in self._loader_classes_used(path)]
+        starts.extend(
+            ("", key)
+            for key, info in sorted(summary.classes.items())
+            if info.loader and info.init is not None and info.init.forwarding is not None
+        )
+        references = sorted(
+            {
+                reference
+                for function in summary.functions.values()
+                for reference in function.calls
+                if reference[:1] in "=@"
+            }
+        )
+        found: list[Hashable] = []
+        for qualname, key in starts:
+            levels = self.loader_levels(path, qualname, key)
+            if not levels:
+                continue
+            found.append((qualname, key, tuple(levels)))
+            for level_path, _, init in levels:
+                assert init.forwarding is not None
+                for route in init.forwarding.routes:
+                    for test, _ in route.tests:
+                        if test.kind != ISINSTANCE:
+                            continue
+                        for reference in references:
+                            verdict = self.derives_from(path, reference, level_path, test.classes)
+                            found.append((reference, level_path, test.classes, verdict))
+        return tuple(dict.fromkeys(found))
 
     # -- RNG004 ------------------------------------------------------------------------------
     def unseeded_torch(self, path: str) -> list[Verdict]:

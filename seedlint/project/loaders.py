@@ -15,6 +15,7 @@ from typing import Optional, Union
 
 from seedlint.analysis.calls import DATALOADER, Signature
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
+from seedlint.analysis.forwarding import Level, Outcome, Test, follow
 from seedlint.analysis.names import FunctionNode, Scope
 from seedlint.analysis.values import ABSENT, UNKNOWABLE, Value, known
 from seedlint.analysis.workers import may_have_workers
@@ -67,6 +68,7 @@ class ProjectLoaders:
         self._index: Optional[ProjectIndex] = None
         self._keys: Optional[dict[int, str]] = None
         self._calls: Optional[list[LoaderCall]] = None
+        self._qualnames: dict[int, str] = {}  # id(call) -> the loader class's name it calls
 
     @staticmethod
     def of(facts: ModuleFacts) -> ProjectLoaders:
@@ -156,6 +158,89 @@ class ProjectLoaders:
             return UNKNOWABLE, ""
         return self.facts.values.evaluate(default, scope), ""
 
+    # -- loader classes with an `__init__` of their own ----------------------------------------
+    def routes(self, loader: LoaderCall) -> Optional[list[Outcome]]:
+        """The DataLoader's arguments on each path the call may take through the ``__init__``
+        of its project loader class and of the bases between it and the library's loader
+        (:mod:`seedlint.analysis.forwarding`): the call bound to the class's signature, its
+        defaults included. None: no such class, or its ``__init__`` is not followed."""
+        if not loader.custom_init or loader.partial is not None:
+            return None
+        path = self.facts.path or "<module>"
+        qualname = self._qualnames.get(id(loader.call))
+        key = ""
+        if qualname is None:
+            qualname = ""
+            classes = [
+                m
+                for m in self.facts.resolver.meanings(loader.call.func, loader.scope)
+                if isinstance(m, ast.ClassDef)
+            ]
+            if len(classes) != 1:
+                return None
+            if self._keys is None:
+                self._keys = module_keys(self.facts)
+            key = self._keys.get(id(classes[0]), "")
+            if not key:
+                return None
+        chain = self.index.loader_levels(path, qualname, key)
+        if not chain:
+            return None
+        levels: list[Level] = []
+        for _, class_key, init in chain:
+            assert init.forwarding is not None
+            name = class_key.rsplit(".", 1)[-1]
+            levels.append(
+                Level(name, init.positional, init.keyword_only, init.kwargs, init.forwarding)
+            )
+        first = levels[0]
+        signature = Signature(first.positional, first.keyword_only)
+        call = loader.call
+        if any(isinstance(arg, ast.Starred) for arg in call.args) or len(call.args) > len(
+            first.positional
+        ):
+            return None
+        passed = self.facts.binder.bind(call, signature, loader.scope)
+        extras: dict[str, Value] = {}
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                if not first.kwargs:
+                    continue
+                spread = self.facts.binder.dict_value(keyword.value, loader.scope)
+                if spread.open:
+                    return None
+                for name, value in spread.entries.items():
+                    if name not in signature.names:
+                        extras[name] = value
+            elif keyword.arg not in signature.names and first.kwargs:
+                extras[keyword.arg] = self.facts.values.evaluate(keyword.value, loader.scope)
+
+        def decide(level: int, test: Test, source: Optional[str]) -> Optional[bool]:
+            if source is None:
+                return None
+            expr = signature.argument(call, source)
+            if expr is None:
+                return None
+            classes = self.facts.instance_classes(expr, loader.scope)
+            if not classes:
+                return None
+            verdicts = {
+                self.index.derives_from(path, self._reference(c), chain[level][0], test.classes)
+                for c in classes
+            }
+            return verdicts.pop() if len(verdicts) == 1 else None
+
+        return follow(levels, passed, extras, decide)
+
+    def _reference(self, meaning: object) -> str:
+        """A class as the module's summary refers to it."""
+        if isinstance(meaning, str):
+            return "=" + meaning
+        if self._keys is None:
+            self._keys = module_keys(self.facts)
+        key = self._keys.get(id(meaning))
+        return "?" if key is None else "@" + key
+
     # -- loader classes of other modules, DataLoader through star imports -------------------
     def loader_calls(self) -> list[LoaderCall]:
         """Calls of a loader class of another module of the project, or of a DataLoader class
@@ -186,6 +271,7 @@ class ProjectLoaders:
                 if info is None or not (info.loader or info.external in targets):
                     continue
                 result.append(self._loader(call, scope, info.name, info.init))
+                self._qualnames[id(call)] = qualname
                 break
         return result
 

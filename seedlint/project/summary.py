@@ -8,7 +8,9 @@ resolves across the project:
 * ``"=name"``: a qualified name as the module spells it (``utils.set_seed``, ``.seed.set_seed``
   with leading dots for a relative import);
 * ``"%C.m"``: ``self.m()`` in a method of ``C`` (looked up through ``C``'s bases);
-* ``"^C.m"``: ``super().m()`` in a method of ``C`` (looked up from ``C``'s bases).
+* ``"^C.m"``: ``super().m()`` in a method of ``C`` (looked up from ``C``'s bases);
+* ``"&name.m"``: ``x.m()`` on an instance of the class ``name`` (as ``=name.m``, called
+  bound).
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ import ast
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Union
 
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
+from seedlint.analysis.forwarding import Forwarding, Route, Term, Test, forwarding
 from seedlint.analysis.names import PARTIAL, STATEMENT_FIELDS, FunctionNode, Scope, lookup
 from seedlint.analysis.regions import region_calls
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
@@ -172,6 +175,9 @@ class Init:
     keyword_only: tuple[str, ...]
     varargs: bool
     kwargs: bool
+    # what it passes on to its base's `__init__`, per path (None: not followed); the tests'
+    # classes are references
+    forwarding: Optional[Forwarding] = None
 
     @property
     def passthrough(self) -> bool:
@@ -530,6 +536,8 @@ class _Summarizer:
                 draws.add(key)
                 cpu_draws.add(key)
             references = self._references(call, scope, owner)
+            if not references:  # `store.create_loader(...)`: a method of an instance
+                references = self._instance_method(call, scope, owner)
             for reference in references:
                 if reference == "!draw":
                     draws.add(key)
@@ -595,7 +603,7 @@ class _Summarizer:
                 if copied.holder is cls
             )
             classes[class_key] = ClassSummary(
-                tuple(sorted(set(bases))), methods, derives, _init_of(cls), rngs
+                tuple(sorted(set(bases))), methods, derives, self._init(cls, derives), rngs
             )
         lightning = facts.resolver.imports_any(LIGHTNING_MODULES)
         aliases: dict[str, str] = {}
@@ -620,6 +628,45 @@ class _Summarizer:
             lightning=lightning,
             worker_loaders=self._worker_loaders() if lightning else (),
         )
+
+    def _init(self, cls: ast.ClassDef, loader: bool) -> Optional[Init]:
+        """The class's own ``__init__``, with what it passes on to its base when the class is
+        a loader."""
+        init = _init_of(cls)
+        if init is None or not loader or init.passthrough:
+            return init
+        function = next(
+            item
+            for item in cls.body
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__"
+        )
+        found = forwarding(function, self.facts.values)
+        if found is None:
+            return init
+        routes = tuple(
+            Route(
+                tuple(
+                    (
+                        replace(
+                            test, classes=tuple(self._class_reference(c) for c in test.classes)
+                        ),
+                        truth,
+                    )
+                    for test, truth in route.tests
+                ),
+                tuple(_plain(term) for term in route.args),
+                tuple((name, _plain(term)) for name, term in route.keywords),
+            )
+            for route in found.routes
+        )
+        defaults = tuple((name, decode(encode(value))) for name, value in found.defaults)
+        return replace(init, forwarding=Forwarding(defaults, routes))
+
+    def _class_reference(self, meaning: object) -> str:
+        if isinstance(meaning, str):
+            return "=" + meaning
+        key = self.keys.get(id(meaning))
+        return "?" if key is None else "@" + key
 
     def _guard(
         self, call: ast.Call, scope: Scope, owner: Union[FunctionNode, ast.Module]
@@ -864,6 +911,75 @@ class _Summarizer:
             and base.func.id == "super"
         ):
             found.append(f"^{class_key}.{func.attr}")
+        return found
+
+    def _instance_method(
+        self, call: ast.Call, scope: Scope, owner: Union[FunctionNode, ast.Module]
+    ) -> list[str]:
+        """``x.m(...)`` on an instance of a class the module builds or names: ``x`` bound to
+        ``C(...)`` on every path, a parameter annotated ``C``, or ``self.x`` that the methods
+        of the enclosing class set only to ``C(...)``. References ``%C.m`` (a class of this
+        module) or ``&name.m`` (a class as the module spells it)."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return []
+        facts = self.facts
+        receiver = func.value
+        built: list[tuple[ast.expr, Scope]] = []
+        if isinstance(receiver, ast.Name):
+            bindings = lookup(receiver.id, scope) or []
+            if len(bindings) == 1 and bindings[0].kind == "param":
+                annotation = getattr(bindings[0].node, "annotation", None)
+                parent = bindings[0].scope.parent
+                if annotation is None or parent is None:
+                    return []
+                if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+                    try:
+                        annotation = ast.parse(annotation.value, mode="eval").body
+                    except SyntaxError:
+                        return []
+                return self._class_methods(annotation, parent, func.attr)
+            found = facts.assigned_expressions(receiver, scope)
+            if found is None:
+                return []
+            built = found
+        elif (
+            isinstance(receiver, ast.Attribute)
+            and isinstance(receiver.value, ast.Name)
+            and receiver.value.id == "self"
+        ):
+            cls = self.owner_class.get(id(owner))
+            if cls is None:
+                return []
+            assigned = facts.values.self_assigned(cls, receiver.attr)
+            if not assigned or any(value is None for value, _ in assigned):
+                return []
+            built = [(value, at) for value, at in assigned if value is not None]
+        references: list[str] = []
+        for value, at in built:
+            if not isinstance(value, ast.Call):
+                return []
+            found_here = self._class_methods(value.func, at, func.attr)
+            if not found_here:
+                return []
+            references.extend(found_here)
+        return list(dict.fromkeys(references))
+
+    def _class_methods(self, expr: ast.expr, scope: Scope, method: str) -> list[str]:
+        """References to ``method`` of the class ``expr`` names (none when it may name
+        something else)."""
+        meanings = self.facts.resolver.meanings(expr, scope)
+        found: list[str] = []
+        for meaning in meanings:
+            if isinstance(meaning, ast.ClassDef):
+                key = self.keys.get(id(meaning))
+                if key is None:
+                    return []
+                found.append(f"%{key}.{method}")
+            elif isinstance(meaning, str) and not _external(meaning):
+                found.append(f"&{meaning}.{method}")
+            else:
+                return []
         return found
 
     def _workers(self) -> set[str]:
@@ -1263,15 +1379,64 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
 def _init_json(init: Optional[Init]) -> Optional[list[Any]]:
     if init is None:
         return None
-    return [list(init.positional), list(init.keyword_only), init.varargs, init.kwargs]
+    found = init.forwarding
+    forwards = None
+    if found is not None:
+        forwards = [
+            [[name, encode(value)] for name, value in found.defaults],
+            [
+                [
+                    [[t.text, t.kind, t.parameter, list(t.classes), truth] for t, truth in r.tests],
+                    [_term_json(term) for term in r.args],
+                    [[name, _term_json(term)] for name, term in r.keywords],
+                ]
+                for r in found.routes
+            ],
+        ]
+    return [list(init.positional), list(init.keyword_only), init.varargs, init.kwargs, forwards]
+
+
+def _plain(term: Term) -> Term:
+    """A term as the summary's JSON gives it back (a fresh summary equals a cached one)."""
+    return term if isinstance(term, str) else decode(encode(term))
+
+
+def _term_json(term: Term) -> str:
+    return "=" + term if isinstance(term, str) else encode(term)
+
+
+def _term_from(text: Any) -> Term:
+    text = str(text)
+    return text[1:] if text.startswith("=") else decode(text)
 
 
 def _init_from(data: Any) -> Optional[Init]:
     if data is None:
         return None
-    positional, keyword_only, varargs, kwargs = data
+    positional, keyword_only, varargs, kwargs, forwards = data
+    found = None
+    if forwards is not None:
+        defaults, routes = forwards
+        found = Forwarding(
+            tuple((str(name), decode(value)) for name, value in defaults),
+            tuple(
+                Route(
+                    tuple(
+                        (Test(str(text), str(kind), str(name), tuple(map(str, classes))), bool(t))
+                        for text, kind, name, classes, t in tests
+                    ),
+                    tuple(_term_from(term) for term in args),
+                    tuple((str(name), _term_from(term)) for name, term in keywords),
+                )
+                for tests, args, keywords in routes
+            ),
+        )
     return Init(
-        tuple(map(str, positional)), tuple(map(str, keyword_only)), bool(varargs), bool(kwargs)
+        tuple(map(str, positional)),
+        tuple(map(str, keyword_only)),
+        bool(varargs),
+        bool(kwargs),
+        found,
     )
 
 

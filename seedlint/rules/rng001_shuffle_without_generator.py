@@ -43,19 +43,30 @@ class ShuffleWithoutGeneratorViolation(Violation):
     caller: Optional[str] = None  # the project's call that makes `shuffle` true
     unseeded: Optional[tuple[ast.Call, Scope]] = None  # the generator passed, made unseeded
     origin: Optional[Origin] = None  # where the hazardous value comes from, when not at the call
+    # the tests in the loader class's `__init__` on the way to the shuffling path, when the
+    # call does not decide them ("unless `isinstance(dataset, C)`")
+    when: Optional[str] = None
 
     @property
     def message(self) -> str:
         if self.unseeded is not None:
             return f"DataLoader shuffles with {UNSEEDED_MESSAGE}"
         origin = str(self.origin) if self.origin is not None else None
-        for parts in ((self.caller, origin, self.no_fix), (self.caller, self.no_fix)):
+        message = MESSAGE
+        candidates = [
+            (self.caller, self.when, origin, self.no_fix),
+            (self.caller, self.when, self.no_fix),
+        ]
+        if self.when:  # the path's test says more than why no fix is offered
+            candidates.append((self.caller, self.when, None))
+        for parts in candidates:
             shown = [part for part in parts if part]
             if not shown:
                 return MESSAGE
             message = f"DataLoader shuffles without a `generator` ({'; '.join(shown)})"
-            if len(message) <= 100 or not self.origin:
+            if len(message) <= 100 or not (self.origin or self.when):
                 return message
+        return message
         return message
 
 
@@ -118,11 +129,33 @@ are named on the command line), it also checks:
   `from .loaders import AudioLoader as Feeder`), even in a file that never names
   `DataLoader`: positional arguments bind to its own `__init__`'s parameters (a
   `*args, **kwargs` pass-through keeps the DataLoader's);
+- a loader subclass of the project (of this module or another) with an `__init__` of its own:
+  the call is bound to that signature, **its defaults included** (torchmeta's
+  `MetaDataLoader(dataset)` shuffles: its `shuffle` defaults to True), and the body is followed
+  to the base's `__init__` call (`super().__init__(...)`, `DataLoader.__init__(self, ...)`),
+  through each class of the chain down to the library's loader: on each path, what reaches
+  `shuffle`, `sampler` and `generator` (a parameter passed on, a literal, a constructed object,
+  its `**kwargs`). The tests on the way (`isinstance(p, C)`, `p is None`, `p`, with `and`,
+  `or`, `not`) are decided from the call where it can: `isinstance(dataset, C)` when the
+  dataset is built by `D(...)` of a project class whose chain of bases is read (through
+  re-exports). A path that may shuffle without a generator is a finding; when it depends on a
+  test the call does not decide, the message names it (``(unless `isinstance(dataset,
+  CombinationMetaDataset)`)``). A path where the class replaces shuffling by a sampler of its
+  own and passes `shuffle=False` on is none: the order then comes from that sampler (torchmeta's
+  `CombinationRandomSampler` draws from python `random`), and no torch generator is involved.
+  Where it stops (the plain binding applies): `*args` in the signature or passed on, a `**`
+  dict other than the `__init__`'s own `**kwargs`, the base call in a loop, `try` or `with`,
+  more than 16 paths, a class with two project bases. A dataset returned by a function is not
+  followed (its class is not known: both branches count);
 - `DataLoader` or `torch` bound only through a star import of a project module, or
   `DataLoader` re-exported by one (`from pkg.common import DataLoader`);
 - a builder whose `shuffle` (or `generator`, `sampler`) is one of its parameters
   (`def build(ds, train): return DataLoader(ds, shuffle=train)`): the project's calls of the
-  builder bind it (by keyword or position, the builder's defaults where a call leaves it out),
+  builder bind it (by keyword or position, the builder's defaults where a call leaves it out):
+  calls of a function, `self.create_loader(...)`, and a method called on an instance whose
+  class the calling module names (`store = RolloutStorage()`, `self.store` that the class's
+  methods set only to `RolloutStorage(...)`, a parameter annotated `pipeline: PromptPipeline`;
+  not an instance returned by a function),
   and a call that makes the loader shuffle without a generator is reported at the DataLoader
   call, the message naming it: `(shuffle=True from `train.py:12`)`. A builder that no code of
   the project calls with a known value (a library's API, a caller passing its own parameter on)
@@ -249,7 +282,20 @@ there is no fix at the loader (the message names the caller).
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         project = ProjectLoaders.of(facts)
         for loader in [*facts.dataloader_calls, *project.loader_calls()]:
-            if _shuffles_unseeded(loader.args):
+            routes = project.routes(loader)
+            if routes is not None:  # the class's `__init__` decides what DataLoader gets
+                found = next((r for r in routes if _shuffles_unseeded(r.args)), None)
+                if found is not None:
+                    if _iterable_dataset(facts, loader) or reseeded_by_accelerate(facts, loader):
+                        continue
+                    origin = describe_origin("shuffle", found.args["shuffle"], is_truthy)
+                    no_fix = refusal(facts, loader, "generator")
+                    when = " and ".join(found.undecided) or None
+                    yield ShuffleWithoutGeneratorViolation(
+                        loader.call, no_fix, origin=origin, when=when
+                    )
+                    continue
+            elif _shuffles_unseeded(loader.args):
                 if _iterable_dataset(facts, loader) or reseeded_by_accelerate(facts, loader):
                     continue  # PyTorch raises / accelerate swaps in a seeded sampler
                 origin = describe_origin("shuffle", loader.args["shuffle"], is_truthy)
