@@ -503,8 +503,8 @@ class ModuleFacts:
     @cached_property
     def copied_rngs(self) -> list[CopiedRng]:
         """RNG objects that dataset-like classes of this module hold from before the workers
-        start: ``self.x = np.random.default_rng(...)`` in ``__init__``, or a module-level RNG
-        object used in their methods."""
+        start: ``self.x = np.random.default_rng(...)`` in the methods its construction runs
+        (:meth:`init_rngs`), or a module-level RNG object used in their methods."""
         module_rngs: dict[str, tuple[str, ast.AST, ast.Call]] = {}
         for name, bindings in self.builder.module_scope.bindings.items():
             for binding in bindings:
@@ -516,24 +516,13 @@ class ModuleFacts:
         for node, _ in self.builder.classes:
             if not self._dataset_like(node):
                 continue
+            found.extend(self.init_rngs.get(id(node), ()))
             for method in node.body:
                 if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     continue
                 method_scope = self.resolver.scope_of(method)
                 for stmt in ast.walk(method):
-                    if method.name == "__init__" and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                        factory = self._rng_factory(stmt.value, method_scope)
-                        for target in targets:
-                            if factory and _is_self_attribute(target):
-                                assert isinstance(target, ast.Attribute)
-                                assert isinstance(stmt.value, ast.Call)
-                                where = f"{node.name}.__init__"
-                                name = f"self.{target.attr}"
-                                found.append(
-                                    CopiedRng(node, name, factory, where, stmt, stmt.value)
-                                )
-                    elif isinstance(stmt, ast.Name) and stmt.id in module_rngs:
+                    if isinstance(stmt, ast.Name) and stmt.id in module_rngs:
                         bindings = lookup(stmt.id, method_scope) or []
                         if any(b.scope is self.builder.module_scope for b in bindings):
                             factory, origin, call = module_rngs[stmt.id]
@@ -544,6 +533,75 @@ class ModuleFacts:
         for item in found:
             unique.setdefault((id(item.holder), item.name), item)
         return list(unique.values())
+
+    @cached_property
+    def init_rngs(self) -> dict[int, list[CopiedRng]]:
+        """By ``id`` of each class of this module (dataset-like or not): the RNG objects its
+        construction stores on ``self`` (``self.x = np.random.RandomState(...)``) in the
+        methods :meth:`init_methods` gives (``__init__`` and what it calls on ``self``)."""
+        found: dict[int, list[CopiedRng]] = {}
+        for node, _ in self.builder.classes:
+            rngs: list[CopiedRng] = []
+            for method in self.init_methods(node):
+                method_scope = self.resolver.scope_of(method)
+                for stmt in ast.walk(method):
+                    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                        continue
+                    factory = self._rng_factory(stmt.value, method_scope)
+                    if not factory:
+                        continue
+                    assert isinstance(stmt.value, ast.Call)
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    for target in targets:
+                        if _is_self_attribute(target):
+                            assert isinstance(target, ast.Attribute)
+                            where = f"{node.name}.{method.name}"
+                            name = f"self.{target.attr}"
+                            rngs.append(CopiedRng(node, name, factory, where, stmt, stmt.value))
+            if rngs:
+                found[id(node)] = rngs
+        return found
+
+    def init_methods(self, node: ast.ClassDef) -> list[FunctionNode]:
+        """The methods that building an instance of ``node`` runs: its ``__init__`` (looked
+        up through its bases of this module) and the methods that one calls on ``self``
+        (``self.seed()``), transitively, each looked up the same way. A base of another
+        module is the index's to follow."""
+        start = self.class_method(node, "__init__")
+        if start is None:
+            return []
+        found: list[FunctionNode] = [start]
+        seen = {id(start)}
+        index = 0
+        while index < len(found):
+            method = found[index]
+            index += 1
+            for call in ast.walk(method):
+                if not isinstance(call, ast.Call) or not _is_self_attribute(call.func):
+                    continue
+                assert isinstance(call.func, ast.Attribute)
+                called = self.class_method(node, call.func.attr)
+                if called is not None and id(called) not in seen:
+                    seen.add(id(called))
+                    found.append(called)
+        return found
+
+    def class_method(self, node: ast.ClassDef, name: str) -> Optional[FunctionNode]:
+        """The method ``name`` an instance of ``node`` runs, as far as this module shows: the
+        class's own, else that of the nearest base of this module defining it (bases of
+        other modules are not read here); None when none does."""
+        seen: set[int] = set()
+        stack: list[Meaning] = [node]
+        while stack:
+            current = stack.pop(0)
+            if not isinstance(current, ast.ClassDef) or id(current) in seen:
+                continue
+            seen.add(id(current))
+            for item in current.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
+                    return item
+            stack.extend(sorted(self.resolver.class_bases(current), key=_meaning_order))
+        return None
 
     def _rng_factory(self, expr: Optional[ast.expr], scope: Scope) -> Optional[str]:
         if not isinstance(expr, ast.Call):
@@ -635,6 +693,13 @@ def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
     for case in getattr(statement, "cases", ()):
         found.append(case.body)
     return found
+
+
+def _meaning_order(meaning: Meaning) -> tuple[int, str]:
+    """Bases in a fixed order: the module's classes by line, then names."""
+    if isinstance(meaning, str):
+        return (1 << 30, meaning)
+    return (getattr(meaning, "lineno", 0), "")
 
 
 def _is_none(option: object) -> bool:
