@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Optional
 from seedlint.analysis.facts import AnalysisOptions, CopiedRng, LoaderCall, ModuleFacts
 from seedlint.analysis.workers import (
     copied_by,
+    held_by,
     init_functions,
     lacks_init_fn,
     reseeds,
@@ -42,21 +43,26 @@ class SharedDatasetRngViolation(Violation):
 
 @dataclass(frozen=True)
 class ImportedDatasetRngViolation(Violation):
-    """At a loader of this module: its dataset class, of another module, holds the object."""
+    """At a loader of this module: its dataset class, of another module, holds the object;
+    or the dataset holds an object that holds it (``holder``: ``TaskDataset.transform``)."""
 
     node: ast.Call  # the loader call
-    holder: str  # the dataset class
+    holder: str  # the dataset class, or the chain of holders: `TaskDataset.transform`
     name: str  # `self.rng`
-    where: str  # "data.py:12", the call that makes it
+    where: str  # "data.py:12" (or "line 12" in this module), the call that makes it
 
     @property
     def message(self) -> str:
         name = f"`{self.name}`" if len(self.name) <= 20 else "an RNG object"
-        holder = f"`{self.holder}`" if len(self.holder) <= 24 else "the dataset"
-        message = f"{holder} holds {name} (`{self.where}`), copied into every worker: same draws"
-        if len(message) <= 100:
-            return message
-        return f"{holder} holds {name}, copied into every worker: workers draw the same numbers"
+        holder = f"`{self.holder}`" if len(self.holder) <= 40 else "the dataset"
+        for message in (
+            f"{holder} holds {name} (`{self.where}`), copied into every worker: same draws",
+            f"{holder} holds {name} (`{self.where}`): same draws in every worker",
+            f"{holder} holds {name}, copied into every worker: workers draw the same numbers",
+        ):
+            if len(message) <= 100:
+                return message
+        return f"{holder} holds {name}: same draws in every worker"
 
 
 _NOISY = """import random
@@ -223,6 +229,7 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         yield from self._imported(facts)
+        yield from self._held(facts)
         if not facts.copied_rngs:
             return
         # the object -> (it, the loaders a fix passes a worker_init_fn, those it cannot fix)
@@ -268,7 +275,27 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
             if held is not None:
                 where, holder, name, row = held
                 yield ImportedDatasetRngViolation(
-                    loader.call, str(holder).rsplit(".", 1)[-1], str(name), f"{where}:{row}"
+                    loader.call, str(holder), str(name), f"{where}:{row}"
+                )
+
+    @staticmethod
+    def _held(facts: ModuleFacts) -> Iterator[Violation]:
+        """Loaders with workers and no ``worker_init_fn`` whose dataset holds an object (a
+        transform) that holds an RNG object, classes of this module (no fix: the recipe's
+        ``seed_worker`` reseeds what the dataset holds itself, not what its objects hold)."""
+        if not facts.dataloader_calls or not facts.init_rngs:
+            return
+        project = ProjectLoaders.of(facts)
+        for each in facts.dataloader_calls:
+            bound = [b for b in project.with_workers(each) if lacks_init_fn(b)]
+            if not bound:
+                continue
+            for holder, attribute, copied in held_by(facts, bound[0]):
+                yield ImportedDatasetRngViolation(
+                    each.call,
+                    f"{holder.name}.{attribute}",
+                    copied.name,
+                    f"line {_start(copied.call)[0]}",
                 )
 
     def fix_info(
