@@ -437,7 +437,8 @@ _QUESTION_KINDS = frozenset({Seeding.RANDOM, Seeding.NUMPY, Seeding.CUDA_CURRENT
 def may_need_project(facts: ModuleFacts) -> bool:
     """A cheap superset of ``needs_project(summarize(facts))`` (``seedlint.project.index``):
     the module star-imports, imports Lightning, seeds `random`, `np.random` or CUDA, builds a
-    loader from its parameters, or calls, with an argument a loader could take (a literal, a
+    loader from its parameters or one with workers and no ``worker_init_fn``, or calls, with
+    an argument a loader could take (a literal, a
     ``**`` dict), something that may be the project's (the editor's server asks at every
     change, and most buffers need no summary)."""
     if facts.builder.star_imports:
@@ -450,6 +451,8 @@ def may_need_project(facts: ModuleFacts) -> bool:
         owner = facts.enclosing_function(loader.scope)
         if not isinstance(owner, ast.Module) and builder_parameters(facts, loader):
             return True
+        if loader.dataset is not None and may_have_workers(loader) and lacks_init_fn(loader):
+            return True  # its dataset may be built by another module (RNG005)
     return any(
         _may_decide(call) and _may_be_the_projects(facts, call.func, scope)
         for call, scope in facts.builder.calls

@@ -128,15 +128,19 @@ class DatasetRngSharedByWorkers(Rule):
 ## What it does
 Checks for an RNG object created before the DataLoader workers start and held by a dataset:
 `self.rng = np.random.default_rng(...)` (or `np.random.RandomState`, `np.random.Generator`,
-`random.Random`, `torch.Generator`) in the dataset's `__init__`, or such an object at module level
-used in the dataset's methods, when a `DataLoader` of the module whose `num_workers` may be
-non-zero iterates that dataset (or a dataset it cannot tell apart) and no `worker_init_fn` of that
-loader reseeds the object. When the loader's own arguments give it no workers and it is built in
+`random.Random`, `torch.Generator`) in the dataset's `__init__` or in a method it calls on
+`self` (`self.seed()`, transitively, through the module's base classes), or such an object at
+module level used in the dataset's methods, when a `DataLoader` of the module whose
+`num_workers` may be non-zero iterates that dataset (or a dataset it cannot tell apart) and no
+`worker_init_fn` of that loader reseeds the object. When the loader's own arguments give it no
+workers and it is built in
 a function whose `num_workers` is one of its parameters, the project's calls of that function
 decide (`def make_loader(ds, num_threads=0)` called with `num_threads=4`; its `worker_init_fn`
 too, when that is a parameter). A dataset class taken from a dict, list or tuple of classes
 (`DATASETS[config.dataset](...)`, with `DATASETS = {c.__name__: c for c in ALL_DATASETS}`) may
-be any of them.
+be any of them. A dataset a helper function returns (`ds = omniglot(...)` with `def omniglot():
+return Omniglot(...)`, through chains of helpers, in this module or another) is the instance of
+what the helper builds; a helper that builds it from a parameter (`klass(...)`) is not followed.
 
 It is reported at the call that creates the object: that is where the problem lies. It fires also
 when the loader's `worker_init_fn` is the PyTorch recipe's `seed_worker`, which reseeds only
@@ -154,6 +158,14 @@ that iterates an instance of it, and names where the object is made:
 `` `NoisyDataset` holds `self.rng` (`data/datasets.py:8`), copied into every worker: same draws ``.
 That finding has no fix: the reseeding belongs in a `worker_init_fn` that rebuilds the object from
 `get_worker_info()` (see below), which this loader's module cannot see into.
+
+When the RNG object lives in an object the dataset holds and uses to fetch items (a transform:
+`self.transform = Splitter(...)` in the dataset's construction, or `self.transform = transform`
+with `Dataset(Splitter())` at the loader, whose class makes `self.np_random`), the finding is at
+the loader, with workers and no `worker_init_fn`, and names the holder:
+`` `Dataset.transform` holds `self.np_random` (line 7), copied into every worker: same draws ``.
+It has no fix (the `seed_worker` below reseeds what the dataset holds, not what its objects
+hold). An object passed at a construction is followed in the loader's module only.
 
 ## Why is this bad?
 PyTorch reseeds only the three global streams in a worker (`random`, `torch`, legacy
