@@ -39,7 +39,7 @@ from seedlint.analysis.seeding import (
     Seeding,
     SeedingClassifier,
 )
-from seedlint.analysis.values import Value, ValueEvaluator, without_none
+from seedlint.analysis.values import Value, ValueEvaluator, function_returns, without_none
 
 T = TypeVar("T")
 
@@ -411,6 +411,34 @@ class ModuleFacts:
             classes |= meanings
         return frozenset(classes)
 
+    def dataset_classes(self, expr: ast.expr, scope: Scope) -> Optional[frozenset[Meaning]]:
+        """The classes ``expr`` may be an instance of, as :meth:`instance_classes` gives them,
+        with a call of a function of this module replaced by the classes its return values
+        may be instances of (``def omniglot(): return Omniglot(...)``), transitively; a value
+        it returns that is built otherwise (a parameter, an attribute) adds nothing."""
+        classes = self.instance_classes(expr, scope)
+        if classes is None:
+            return None
+        return frozenset(self._through_returns(classes, set()))
+
+    def _through_returns(self, meanings: frozenset[Meaning], active: set[int]) -> set[Meaning]:
+        found: set[Meaning] = set()
+        for meaning in meanings:
+            if not isinstance(meaning, ast.FunctionDef) or meaning.decorator_list:
+                found.add(meaning)  # a class, a name of another module, a wrapped function
+                continue
+            returns = function_returns(meaning)
+            if returns is None or id(meaning) in active or len(active) > 10:
+                continue  # a generator function; a recursion
+            scope = self.resolver.scope_of(meaning)
+            active.add(id(meaning))
+            for value in returns:
+                inner = None if value is None else self.instance_classes(value, scope)
+                if inner:
+                    found |= self._through_returns(inner, active)
+            active.discard(id(meaning))
+        return found
+
     def assigned_expressions(
         self, expr: ast.expr, scope: Scope, depth: int = 0
     ) -> Optional[list[tuple[ast.expr, Scope]]]:
@@ -503,8 +531,8 @@ class ModuleFacts:
     @cached_property
     def copied_rngs(self) -> list[CopiedRng]:
         """RNG objects that dataset-like classes of this module hold from before the workers
-        start: ``self.x = np.random.default_rng(...)`` in ``__init__``, or a module-level RNG
-        object used in their methods."""
+        start: ``self.x = np.random.default_rng(...)`` in the methods its construction runs
+        (:meth:`init_rngs`), or a module-level RNG object used in their methods."""
         module_rngs: dict[str, tuple[str, ast.AST, ast.Call]] = {}
         for name, bindings in self.builder.module_scope.bindings.items():
             for binding in bindings:
@@ -516,24 +544,13 @@ class ModuleFacts:
         for node, _ in self.builder.classes:
             if not self._dataset_like(node):
                 continue
+            found.extend(self.init_rngs.get(id(node), ()))
             for method in node.body:
                 if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     continue
                 method_scope = self.resolver.scope_of(method)
                 for stmt in ast.walk(method):
-                    if method.name == "__init__" and isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                        factory = self._rng_factory(stmt.value, method_scope)
-                        for target in targets:
-                            if factory and _is_self_attribute(target):
-                                assert isinstance(target, ast.Attribute)
-                                assert isinstance(stmt.value, ast.Call)
-                                where = f"{node.name}.__init__"
-                                name = f"self.{target.attr}"
-                                found.append(
-                                    CopiedRng(node, name, factory, where, stmt, stmt.value)
-                                )
-                    elif isinstance(stmt, ast.Name) and stmt.id in module_rngs:
+                    if isinstance(stmt, ast.Name) and stmt.id in module_rngs:
                         bindings = lookup(stmt.id, method_scope) or []
                         if any(b.scope is self.builder.module_scope for b in bindings):
                             factory, origin, call = module_rngs[stmt.id]
@@ -544,6 +561,123 @@ class ModuleFacts:
         for item in found:
             unique.setdefault((id(item.holder), item.name), item)
         return list(unique.values())
+
+    @cached_property
+    def init_rngs(self) -> dict[int, list[CopiedRng]]:
+        """By ``id`` of each class of this module (dataset-like or not): the RNG objects its
+        construction stores on ``self`` (``self.x = np.random.RandomState(...)``) in the
+        methods :meth:`init_methods` gives (``__init__`` and what it calls on ``self``)."""
+        found: dict[int, list[CopiedRng]] = {}
+        for node, _ in self.builder.classes:
+            rngs: list[CopiedRng] = []
+            for method in self.init_methods(node):
+                method_scope = self.resolver.scope_of(method)
+                for stmt in ast.walk(method):
+                    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                        continue
+                    factory = self._rng_factory(stmt.value, method_scope)
+                    if not factory:
+                        continue
+                    assert isinstance(stmt.value, ast.Call)
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    for target in targets:
+                        if _is_self_attribute(target):
+                            assert isinstance(target, ast.Attribute)
+                            where = f"{node.name}.{method.name}"
+                            name = f"self.{target.attr}"
+                            rngs.append(CopiedRng(node, name, factory, where, stmt, stmt.value))
+            if rngs:
+                found[id(node)] = rngs
+        return found
+
+    def init_methods(self, node: ast.ClassDef) -> list[FunctionNode]:
+        """The methods that building an instance of ``node`` runs: its ``__init__`` (looked
+        up through its bases of this module) and the methods that one calls on ``self``
+        (``self.seed()``), transitively, each looked up the same way. A base of another
+        module is the index's to follow."""
+        return self._self_closure(node, ("__init__",))
+
+    def item_attributes(self, node: ast.ClassDef) -> frozenset[str]:
+        """The attributes ``self.x`` that fetching an item of the dataset ``node`` reads (in
+        the workers): in ``__getitem__``, ``__getitems__`` or ``__iter__`` and the methods
+        they call on ``self``, transitively."""
+        found: set[str] = set()
+        for method in self._self_closure(node, ITEM_METHODS):
+            for attribute in ast.walk(method):
+                if isinstance(attribute, ast.Attribute) and _is_self_attribute(attribute):
+                    found.add(attribute.attr)
+        return frozenset(found)
+
+    def held_objects(
+        self, node: ast.ClassDef, construction: Optional[tuple[ast.Call, Scope]] = None
+    ) -> list[tuple[str, Meaning, int]]:
+        """The objects an instance of the dataset ``node`` holds and uses when fetching an item
+        (:meth:`item_attributes`), as (attribute, its class, row): ``self.a = K(...)`` in the
+        methods its construction runs, or ``self.a = p`` for a parameter ``p`` of ``__init__``
+        that ``construction`` (the call building the instance) passes ``K(...)``."""
+        used = self.item_attributes(node)
+        if not used:
+            return []
+        start = self.class_method(node, "__init__")
+        found: list[tuple[str, Meaning, int]] = []
+        for method in self.init_methods(node):
+            scope = self.resolver.scope_of(method)
+            for stmt in ast.walk(method):
+                if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+                    continue
+                target = stmt.targets[0]
+                if not _is_self_attribute(target):
+                    continue
+                assert isinstance(target, ast.Attribute)
+                if target.attr not in used:
+                    continue
+                value, value_scope = stmt.value, scope
+                if method is start and construction is not None:
+                    passed = _argument_for(method, stmt.value, construction[0])
+                    if passed is not None:
+                        value, value_scope = passed, construction[1]
+                for meaning in self.dataset_classes(value, value_scope) or ():
+                    found.append((target.attr, meaning, stmt.lineno))
+        return found
+
+    def _self_closure(self, node: ast.ClassDef, names: tuple[str, ...]) -> list[FunctionNode]:
+        """The methods ``names`` of ``node`` and those they call on ``self``, transitively."""
+        found: list[FunctionNode] = []
+        for name in names:
+            method = self.class_method(node, name)
+            if method is not None and method not in found:
+                found.append(method)
+        seen = {id(method) for method in found}
+        index = 0
+        while index < len(found):
+            method = found[index]
+            index += 1
+            for call in ast.walk(method):
+                if not isinstance(call, ast.Call) or not _is_self_attribute(call.func):
+                    continue
+                assert isinstance(call.func, ast.Attribute)
+                called = self.class_method(node, call.func.attr)
+                if called is not None and id(called) not in seen:
+                    seen.add(id(called))
+                    found.append(called)
+        return found
+
+    def class_method(self, node: ast.ClassDef, name: str) -> Optional[FunctionNode]:
+        """The method ``name`` an instance of ``node`` runs, as far as this module shows: the
+        class's own, else that of the nearest base of this module defining it (bases of
+        other modules are not read here); None when none does."""
+        seen: set[int] = set()
+        stack: list[Meaning] = [node]
+        while stack:
+            current = stack.pop(0)
+            if not isinstance(current, ast.ClassDef) or id(current) in seen:
+                continue
+            seen.add(id(current))
+            for item in current.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
+                    return item
+            stack.extend(sorted(self.resolver.class_bases(current), key=_meaning_order))
+        return None
 
     def _rng_factory(self, expr: Optional[ast.expr], scope: Scope) -> Optional[str]:
         if not isinstance(expr, ast.Call):
@@ -637,6 +771,34 @@ def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
     return found
 
 
+def _argument_for(method: FunctionNode, value: ast.expr, call: ast.Call) -> Optional[ast.expr]:
+    """What ``call`` (building the class) passes for the parameter of ``method`` (its
+    ``__init__``) that ``value`` names; None when ``value`` is no such parameter or the call
+    does not show it (a ``*args``, a ``**kwargs``)."""
+    if not isinstance(value, ast.Name):
+        return None
+    args = method.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)][1:]  # `self` left out
+    for keyword in call.keywords:
+        if keyword.arg == value.id:
+            return keyword.value
+    if value.id in positional:
+        index = positional.index(value.id)
+        for position, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return None
+            if position == index:
+                return arg
+    return None
+
+
+def _meaning_order(meaning: Meaning) -> tuple[int, str]:
+    """Bases in a fixed order: the module's classes by line, then names."""
+    if isinstance(meaning, str):
+        return (1 << 30, meaning)
+    return (getattr(meaning, "lineno", 0), "")
+
+
 def _is_none(option: object) -> bool:
     return option is None
 
@@ -683,6 +845,8 @@ RNG_OBJECT_FACTORIES: frozenset[str] = frozenset(
         "torch.Generator",
     }
 )
+# The methods a DataLoader worker calls on the dataset to fetch items.
+ITEM_METHODS = ("__getitem__", "__getitems__", "__iter__")
 DATASET_BASES: frozenset[str] = frozenset(
     {"torch.utils.data.Dataset", "torch.utils.data.IterableDataset"}
 )

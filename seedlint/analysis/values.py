@@ -1016,7 +1016,7 @@ class ValueEvaluator:
             self._calls_active.discard(key)
 
     def _return_value(self, function: ast.FunctionDef) -> Value:
-        returns = _returns(function)
+        returns = function_returns(function)
         if returns is None:
             return ANYTHING  # a generator function: its call is a generator object
         function_scope = self.builder.scope_of[id(function)]
@@ -1231,7 +1231,7 @@ def _is_self_attribute(target: ast.expr, self_name: str) -> bool:
     )
 
 
-def _returns(function: ast.FunctionDef) -> Optional[list[Optional[ast.expr]]]:
+def function_returns(function: ast.FunctionDef) -> Optional[list[Optional[ast.expr]]]:
     """The values a function's ``return`` statements give (None for a bare ``return``); None
     for a generator function."""
     found: list[Optional[ast.expr]] = []

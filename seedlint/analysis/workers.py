@@ -51,10 +51,36 @@ def copied_by(facts: ModuleFacts, loader: LoaderCall) -> list[CopiedRng]:
     every one of the module's when the dataset is not known to be built from its classes."""
     if loader.dataset is None:
         return list(facts.copied_rngs)
-    classes = facts.instance_classes(loader.dataset, loader.scope)
+    classes = facts.dataset_classes(loader.dataset, loader.scope)
     if classes is None:  # the dataset may be an instance of any of them
         return list(facts.copied_rngs)
     return [c for meaning in classes for c in facts.holders(meaning)]
+
+
+def held_by(facts: ModuleFacts, loader: LoaderCall) -> list[tuple[ast.ClassDef, str, CopiedRng]]:
+    """The RNG objects the loader's dataset reaches through an object it holds and uses to
+    fetch items (a transform: ``self.transform = Splitter(...)``, or ``self.transform =
+    transform`` with ``Dataset(Splitter())`` at the loader, where ``Splitter``'s construction
+    makes ``self.np_random``): (the dataset class, its attribute, the object's RNG). Classes
+    of this module only; made in the main process, so copied into every worker."""
+    if loader.dataset is None:
+        return []
+    found: dict[tuple[int, str, int], tuple[ast.ClassDef, str, CopiedRng]] = {}
+    for node, scope in facts.assigned_expressions(loader.dataset, loader.scope) or ():
+        if not isinstance(node, ast.Call):
+            continue
+        direct = facts.resolver.meanings(node.func, scope)
+        for meaning in facts.dataset_classes(node, scope) or ():
+            if not isinstance(meaning, ast.ClassDef):
+                continue
+            construction = (node, scope) if meaning in direct else None
+            for attribute, held, _ in facts.held_objects(meaning, construction):
+                if not isinstance(held, ast.ClassDef):
+                    continue  # a class of another module: not followed here
+                for copied in facts.init_rngs.get(id(held), ()):
+                    key = (id(meaning), attribute, id(copied.call))
+                    found.setdefault(key, (meaning, attribute, copied))
+    return list(found.values())
 
 
 def init_functions(facts: ModuleFacts, loader: LoaderCall) -> Optional[list[WorkerFunction]]:

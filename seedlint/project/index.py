@@ -829,10 +829,15 @@ class ProjectIndex:
                 found.append((row, col, *held))
         return tuple(found)
 
-    def _held_rng(self, path: str, reference: str) -> Optional[tuple[str, str, str, int]]:
-        """(module, class, name, row) of an RNG object the class ``reference`` (or a base of it
-        in the project) holds; None when it holds none that the project shows."""
-        stack = self._classes(path, reference)
+    def _held_rng(
+        self, path: str, reference: str, depth: int = 0
+    ) -> Optional[tuple[str, str, str, int]]:
+        """(module, holder's name, RNG name, row) of an RNG object the class ``reference`` (or
+        a base of it in the project) holds, or a class a helper function ``reference`` may
+        return an instance of (:meth:`built`), or an object it holds and uses to fetch items
+        (a transform, ``ClassSummary.holds``: the holder named ``Dataset.transform``); None
+        when it holds none that the project shows."""
+        stack = self.built(path, reference)
         seen: set[tuple[str, str]] = set()
         while stack:
             target, key = stack.pop()
@@ -847,10 +852,32 @@ class ProjectIndex:
                 continue
             if info.rngs:
                 name, _, row = info.rngs[0]
-                return self._where(target), key, name, row
+                return self._where(target), key.rsplit(".", 1)[-1], name, row
+            for attribute, held, _ in info.holds if depth < 2 else ():
+                inner = self._held_rng(target, held, depth + 1)
+                if inner is not None:  # named by the chain of holders: `Dataset.transform`
+                    where, _, name, row = inner
+                    return where, f"{key.rsplit('.', 1)[-1]}.{attribute}", name, row
             for base in info.bases:
                 stack.extend(self._classes(target, base))
         return None
+
+    def built(self, path: str, reference: str, depth: int = 0) -> list[tuple[str, str]]:
+        """The classes (path, key) that calling ``reference`` of ``path`` may give an instance
+        of: the class it denotes, or, for a function of the project, those its return values
+        may be built by (:attr:`FunctionSummary.returns`), through helper chains."""
+        classes = self._classes(path, reference)
+        if classes or depth > _MAX_DEPTH:
+            return classes
+        found: list[tuple[str, str]] = []
+        for node in self.resolve(path, reference):
+            if node[1] == OPAQUE:
+                self.unread.add(node[0])  # parsed by the run, which then asks again
+                continue
+            function = self.function(node)
+            for returned in function.returns if function is not None else ():
+                found.extend(self.built(node[0], returned, depth + 1))
+        return found
 
     # -- seeding inside a capture region (RNG003) -------------------------------------------
     def captured_seeding(self, path: str) -> tuple[tuple[int, int, str, int], ...]:

@@ -27,7 +27,7 @@ from seedlint.analysis.forwarding import Forwarding, Route, Term, Test, forwardi
 from seedlint.analysis.names import PARTIAL, STATEMENT_FIELDS, FunctionNode, Scope, lookup
 from seedlint.analysis.regions import region_calls
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
-from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
+from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value, function_returns
 from seedlint.analysis.workers import (
     LIGHTNING_MODULES,
     installs_worker_seeding,
@@ -165,6 +165,9 @@ class FunctionSummary:
     calls: tuple[str, ...] = ()  # references (see the module docstring)
     test: bool = False  # named like a test function (`test_*`, in a module or a `Test*` class)
     worker: bool = False  # passed to a DataLoader as `worker_init_fn`: runs in the workers
+    # what its return values may be built by (RNG005: a helper returning the dataset), as
+    # references: a class (an instance of it) or a function (what that one returns)
+    returns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,9 @@ class ClassSummary:
     # RNG objects a dataset class holds from before the workers start (RNG005): (the name,
     # `self.rng` or a module-level one; its factory; the row of the call that makes it)
     rngs: tuple[tuple[str, str, int], ...] = ()
+    # objects it holds and uses to fetch items (RNG005: a transform holding an RNG object):
+    # (the attribute, the reference of the object's class, the row storing it)
+    holds: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -274,10 +280,12 @@ _LOADER_WORDS = (
     b"_loader",
     b"loader =",
 )
-# A dataset class holding an RNG object its loaders' workers copy (RNG005 across modules):
-# an RNG factory and a dataset word.
+# A class holding an RNG object a dataset's workers copy (RNG005 across modules): a dataset,
+# a base class of one, an object a dataset holds (a transform); an RNG factory's word.
 _RNG_OBJECT_WORDS = (b"default_rng", b"RandomState", b"Random(", b"Generator(")
 _DATASET_WORDS = (b"Dataset", b"__getitem__", b"__iter__")
+# A helper returning a dataset.
+_HELPER_WORDS = (b"return",)
 # A star import (`from helpers import *`, `from .loaders import *`): what it binds is known
 # only from the tree, and may be a seeding helper or a loader class others import from here.
 _STAR_WORDS = (b"import *", b"import*")
@@ -288,11 +296,13 @@ register(
         *_RNG_OBJECT_WORDS,
         *_DATASET_WORDS,
         *_STAR_WORDS,
+        *_HELPER_WORDS,
         b"__main__",
         *_OWN_SEEDING_WORDS,
         *_OWN_SEEDING_PACKAGES,
     )
 )  # looked up in every module
+register((b"dataset",), folded=True)  # a helper returning a dataset, in any case
 _DRAW_WORDS = (
     b"nn.",
     b"rand",
@@ -315,8 +325,10 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
     words = scan if scan is not None and scan.raw is raw else WordScan(raw)
     if words.any(_LOADER_STEMS) and words.any(_LOADER_WORDS):
         return True  # loader builders, their callers, loader classes, star-import targets
-    if words.any(_RNG_OBJECT_WORDS) and words.any(_DATASET_WORDS):
-        return True  # a dataset class that may hold an RNG object its loaders' workers copy
+    if words.any(_RNG_OBJECT_WORDS):
+        return True  # a class holding an RNG object: a dataset, its base, a transform it holds
+    if words.any(_HELPER_WORDS) and words.has_folded(b"dataset"):
+        return True  # a helper that may return a dataset (`def omniglot(): return Omniglot()`)
     if words.any(_STAR_WORDS):
         return True  # a re-export of a seeding helper or a loader class may come through it
     if not words.has_folded(b"seed"):  # `seed`, `Seed`, `SEED`, in one scan
@@ -431,7 +443,8 @@ _QUESTION_KINDS = frozenset({Seeding.RANDOM, Seeding.NUMPY, Seeding.CUDA_CURRENT
 def may_need_project(facts: ModuleFacts) -> bool:
     """A cheap superset of ``needs_project(summarize(facts))`` (``seedlint.project.index``):
     the module star-imports, imports Lightning, seeds `random`, `np.random` or CUDA, builds a
-    loader from its parameters, or calls, with an argument a loader could take (a literal, a
+    loader from its parameters or one with workers and no ``worker_init_fn``, or calls, with
+    an argument a loader could take (a literal, a
     ``**`` dict), something that may be the project's (the editor's server asks at every
     change, and most buffers need no summary)."""
     if facts.builder.star_imports:
@@ -444,6 +457,8 @@ def may_need_project(facts: ModuleFacts) -> bool:
         owner = facts.enclosing_function(loader.scope)
         if not isinstance(owner, ast.Module) and builder_parameters(facts, loader):
             return True
+        if loader.dataset is not None and may_have_workers(loader) and lacks_init_fn(loader):
+            return True  # its dataset may be built by another module (RNG005)
     return any(
         _may_decide(call) and _may_be_the_projects(facts, call.func, scope)
         for call, scope in facts.builder.calls
@@ -565,10 +580,12 @@ class _Summarizer:
         workers = self._workers()
         functions: dict[str, FunctionSummary] = {}
         owners: list[tuple[str, int, bool]] = [(TOP_LEVEL, 1, False)]
+        returned: dict[str, tuple[str, ...]] = {}
         for function, _ in facts.builder.functions:
             name = self.keys.get(id(function))
             if name is not None:
                 owners.append((name, function.lineno, self._test_like(function)))
+                returned[name] = self._returns(function)
         for key, row, test in owners:
             functions[key] = FunctionSummary(
                 row=row,
@@ -580,6 +597,7 @@ class _Summarizer:
                 calls=tuple(dict.fromkeys(calls.get(key, ()))),
                 test=test,
                 worker=key in workers,
+                returns=returned.get(key, ()),
             )
         classes: dict[str, ClassSummary] = {}
         for cls, _ in facts.builder.classes:
@@ -597,13 +615,24 @@ class _Summarizer:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
             )
             derives = facts.resolver.is_subclass(cls, facts.options.all_dataloader_classes)
+            held = [copied for copied in facts.copied_rngs if copied.holder is cls]
+            # a class that is no dataset may be a dataset's base of another module
+            held.extend(facts.init_rngs.get(id(cls), ()))
             rngs = tuple(
-                (copied.name, copied.factory, copied.call.lineno)
-                for copied in facts.copied_rngs
-                if copied.holder is cls
+                dict.fromkeys((copied.name, copied.factory, copied.call.lineno) for copied in held)
             )
+            holds: dict[tuple[str, str, int], None] = {}
+            for attribute, meaning, row in facts.held_objects(cls):
+                held_class = self._meaning_reference(meaning)
+                if held_class is not None:
+                    holds[(attribute, held_class, row)] = None
             classes[class_key] = ClassSummary(
-                tuple(sorted(set(bases))), methods, derives, self._init(cls, derives), rngs
+                tuple(sorted(set(bases))),
+                methods,
+                derives,
+                self._init(cls, derives),
+                rngs,
+                tuple(holds),
             )
         lightning = facts.resolver.imports_any(LIGHTNING_MODULES)
         aliases: dict[str, str] = {}
@@ -797,12 +826,33 @@ class _Summarizer:
         for loader in facts.dataloader_calls:
             if loader.dataset is None or not (may_have_workers(loader) and lacks_init_fn(loader)):
                 continue
-            for meaning in facts.instance_classes(loader.dataset, loader.scope) or ():
+            for meaning in facts.dataset_classes(loader.dataset, loader.scope) or ():
                 if not isinstance(meaning, str):
                     continue  # a class of this module: RNG005 sees it in the module itself
                 reference = self._meaning_reference(meaning)
                 if reference is not None and reference.startswith("="):
                     found[(reference, loader.call.lineno, loader.call.col_offset)] = None
+        return tuple(found)
+
+    def _returns(self, function: FunctionNode) -> tuple[str, ...]:
+        """What the function's return values may be built by, as references (see
+        :attr:`FunctionSummary.returns`): the calls that build them, the module's own helpers
+        followed (:meth:`ModuleFacts.dataset_classes`)."""
+        if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+            return ()
+        facts = self.facts
+        returns = function_returns(function)
+        if not returns:
+            return ()
+        scope = facts.resolver.scope_of(function)
+        found: dict[str, None] = {}
+        for value in returns:
+            if value is None or not _may_build(value):
+                continue
+            for meaning in facts.dataset_classes(value, scope) or ():
+                reference = self._meaning_reference(meaning)
+                if reference is not None:
+                    found[reference] = None
         return tuple(found)
 
     def _captured(self) -> tuple[tuple[str, int, int], ...]:
@@ -1346,6 +1396,7 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
                 list(f.calls),
                 f.test,
                 f.worker,
+                list(f.returns),
             ]
             for key, f in summary.functions.items()
         },
@@ -1356,6 +1407,7 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
                 c.loader,
                 _init_json(c.init),
                 [list(rng) for rng in c.rngs],
+                [list(held) for held in c.holds],
             ]
             for key, c in summary.classes.items()
         },
@@ -1374,6 +1426,14 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
         "lightning": summary.lightning,
         "worker_loaders": list(summary.worker_loaders),
     }
+
+
+def _may_build(value: ast.expr) -> bool:
+    """A returned value that may be a construction: a call, a name (bound to one), or a
+    conditional expression of them (anything else is not followed)."""
+    if isinstance(value, ast.IfExp):
+        return _may_build(value.body) or _may_build(value.orelse)
+    return isinstance(value, (ast.Call, ast.Name))
 
 
 def _init_json(init: Optional[Init]) -> Optional[list[Any]]:
@@ -1458,8 +1518,9 @@ def from_json(data: Any) -> ModuleSummary:
                 tuple(map(str, calls)),
                 bool(test),
                 bool(worker),
+                tuple(map(str, returns)),
             )
-            for key, (row, seeds, scoped, draws, cuda_only, calls, test, worker) in data[
+            for key, (row, seeds, scoped, draws, cuda_only, calls, test, worker, returns) in data[
                 "functions"
             ].items()
         }
@@ -1470,8 +1531,9 @@ def from_json(data: Any) -> ModuleSummary:
                 bool(loader),
                 _init_from(init),
                 tuple((str(name), str(factory), int(row)) for name, factory, row in rngs),
+                tuple((str(name), str(held), int(row)) for name, held, row in holds),
             )
-            for key, (bases, methods, loader, init, rngs) in data["classes"].items()
+            for key, (bases, methods, loader, init, rngs, holds) in data["classes"].items()
         }
         sites = tuple(
             CallSite(

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Optional
 from seedlint.analysis.facts import AnalysisOptions, CopiedRng, LoaderCall, ModuleFacts
 from seedlint.analysis.workers import (
     copied_by,
+    held_by,
     init_functions,
     lacks_init_fn,
     reseeds,
@@ -42,21 +43,26 @@ class SharedDatasetRngViolation(Violation):
 
 @dataclass(frozen=True)
 class ImportedDatasetRngViolation(Violation):
-    """At a loader of this module: its dataset class, of another module, holds the object."""
+    """At a loader of this module: its dataset class, of another module, holds the object;
+    or the dataset holds an object that holds it (``holder``: ``TaskDataset.transform``)."""
 
     node: ast.Call  # the loader call
-    holder: str  # the dataset class
+    holder: str  # the dataset class, or the chain of holders: `TaskDataset.transform`
     name: str  # `self.rng`
-    where: str  # "data.py:12", the call that makes it
+    where: str  # "data.py:12" (or "line 12" in this module), the call that makes it
 
     @property
     def message(self) -> str:
         name = f"`{self.name}`" if len(self.name) <= 20 else "an RNG object"
-        holder = f"`{self.holder}`" if len(self.holder) <= 24 else "the dataset"
-        message = f"{holder} holds {name} (`{self.where}`), copied into every worker: same draws"
-        if len(message) <= 100:
-            return message
-        return f"{holder} holds {name}, copied into every worker: workers draw the same numbers"
+        holder = f"`{self.holder}`" if len(self.holder) <= 40 else "the dataset"
+        for message in (
+            f"{holder} holds {name} (`{self.where}`), copied into every worker: same draws",
+            f"{holder} holds {name} (`{self.where}`): same draws in every worker",
+            f"{holder} holds {name}, copied into every worker: workers draw the same numbers",
+        ):
+            if len(message) <= 100:
+                return message
+        return f"{holder} holds {name}: same draws in every worker"
 
 
 _NOISY = """import random
@@ -122,15 +128,19 @@ class DatasetRngSharedByWorkers(Rule):
 ## What it does
 Checks for an RNG object created before the DataLoader workers start and held by a dataset:
 `self.rng = np.random.default_rng(...)` (or `np.random.RandomState`, `np.random.Generator`,
-`random.Random`, `torch.Generator`) in the dataset's `__init__`, or such an object at module level
-used in the dataset's methods, when a `DataLoader` of the module whose `num_workers` may be
-non-zero iterates that dataset (or a dataset it cannot tell apart) and no `worker_init_fn` of that
-loader reseeds the object. When the loader's own arguments give it no workers and it is built in
+`random.Random`, `torch.Generator`) in the dataset's `__init__` or in a method it calls on
+`self` (`self.seed()`, transitively, through the module's base classes), or such an object at
+module level used in the dataset's methods, when a `DataLoader` of the module whose
+`num_workers` may be non-zero iterates that dataset (or a dataset it cannot tell apart) and no
+`worker_init_fn` of that loader reseeds the object. When the loader's own arguments give it no
+workers and it is built in
 a function whose `num_workers` is one of its parameters, the project's calls of that function
 decide (`def make_loader(ds, num_threads=0)` called with `num_threads=4`; its `worker_init_fn`
 too, when that is a parameter). A dataset class taken from a dict, list or tuple of classes
 (`DATASETS[config.dataset](...)`, with `DATASETS = {c.__name__: c for c in ALL_DATASETS}`) may
-be any of them.
+be any of them. A dataset a helper function returns (`ds = omniglot(...)` with `def omniglot():
+return Omniglot(...)`, through chains of helpers, in this module or another) is the instance of
+what the helper builds; a helper that builds it from a parameter (`klass(...)`) is not followed.
 
 It is reported at the call that creates the object: that is where the problem lies. It fires also
 when the loader's `worker_init_fn` is the PyTorch recipe's `seed_worker`, which reseeds only
@@ -148,6 +158,14 @@ that iterates an instance of it, and names where the object is made:
 `` `NoisyDataset` holds `self.rng` (`data/datasets.py:8`), copied into every worker: same draws ``.
 That finding has no fix: the reseeding belongs in a `worker_init_fn` that rebuilds the object from
 `get_worker_info()` (see below), which this loader's module cannot see into.
+
+When the RNG object lives in an object the dataset holds and uses to fetch items (a transform:
+`self.transform = Splitter(...)` in the dataset's construction, or `self.transform = transform`
+with `Dataset(Splitter())` at the loader, whose class makes `self.np_random`), the finding is at
+the loader, with workers and no `worker_init_fn`, and names the holder:
+`` `Dataset.transform` holds `self.np_random` (line 7), copied into every worker: same draws ``.
+It has no fix (the `seed_worker` below reseeds what the dataset holds, not what its objects
+hold). An object passed at a construction is followed in the loader's module only.
 
 ## Why is this bad?
 PyTorch reseeds only the three global streams in a worker (`random`, `torch`, legacy
@@ -223,6 +241,7 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
 
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         yield from self._imported(facts)
+        yield from self._held(facts)
         if not facts.copied_rngs:
             return
         # the object -> (it, the loaders a fix passes a worker_init_fn, those it cannot fix)
@@ -268,7 +287,27 @@ or when `worker_init_fn` may come from `*args` or a `**kwargs` dict.
             if held is not None:
                 where, holder, name, row = held
                 yield ImportedDatasetRngViolation(
-                    loader.call, str(holder).rsplit(".", 1)[-1], str(name), f"{where}:{row}"
+                    loader.call, str(holder), str(name), f"{where}:{row}"
+                )
+
+    @staticmethod
+    def _held(facts: ModuleFacts) -> Iterator[Violation]:
+        """Loaders with workers and no ``worker_init_fn`` whose dataset holds an object (a
+        transform) that holds an RNG object, classes of this module (no fix: the recipe's
+        ``seed_worker`` reseeds what the dataset holds itself, not what its objects hold)."""
+        if not facts.dataloader_calls or not facts.init_rngs:
+            return
+        project = ProjectLoaders.of(facts)
+        for each in facts.dataloader_calls:
+            bound = [b for b in project.with_workers(each) if lacks_init_fn(b)]
+            if not bound:
+                continue
+            for holder, attribute, copied in held_by(facts, bound[0]):
+                yield ImportedDatasetRngViolation(
+                    each.call,
+                    f"{holder.name}.{attribute}",
+                    copied.name,
+                    f"line {_start(copied.call)[0]}",
                 )
 
     def fix_info(
