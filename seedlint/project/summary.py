@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
-from seedlint.analysis.names import PARTIAL, STATEMENT_FIELDS, FunctionNode, Scope, lookup
+from seedlint.analysis.names import (
+    PARTIAL,
+    STATEMENT_FIELDS,
+    Binding,
+    FunctionNode,
+    Scope,
+    lookup,
+)
 from seedlint.analysis.regions import region_calls
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
@@ -659,12 +666,17 @@ class _Summarizer:
         positional = [a.arg for a in (*owner.args.posonlyargs, *owner.args.args)]
         return name, positional.index(name) if name in positional else -1
 
-    def passed(self, key: str, name: str, position: int) -> list[tuple[tuple[str, ...], str]]:
+    def passed(
+        self, key: str, name: str, position: int, entry: str = ""
+    ) -> list[tuple[tuple[str, ...], str]]:
         """Each call in the function ``key`` with its references and what it passes for the
-        parameter ``name`` (at ``position``, -1: by keyword only) of the function it calls:
-        ``""`` never a true value (not passed, a false literal, a dict without the key),
-        ``"?"`` maybe a true one, ``"p:<name>:<position>"`` the caller's own parameter (or
-        its ``**`` parameter) that :meth:`_parameter` accepts, passed on."""
+        parameter ``name`` (at ``position``, -1: by keyword only) of the function it calls
+        (with ``entry``: for the key ``entry`` of the dict it passes there, which the callee
+        spreads with ``**``): ``""`` never a true value (not passed, a false literal, a dict
+        without the key), ``"?"`` maybe a true one, ``"p:<name>:<position>"`` the caller's
+        own parameter (or its ``**`` parameter) that :meth:`_parameter` accepts, passed on,
+        ``"p:<name>:<position>:<key>"`` the key of a dict that is the caller's own parameter
+        (:meth:`_dict_parameter`)."""
         facts = self.facts
         found: list[tuple[tuple[str, ...], str]] = []
         for call, scope in facts.builder.calls:
@@ -673,7 +685,8 @@ class _Summarizer:
                 continue
             references = tuple(self._references(call, scope, owner))
             if references:
-                found.append((references, self._passes(call, scope, owner, name, position)))
+                passes = self._passes(call, scope, owner, name, position, entry)
+                found.append((references, passes))
         return found
 
     def _passes(
@@ -683,6 +696,7 @@ class _Summarizer:
         owner: Union[FunctionNode, ast.Module],
         name: str,
         position: int,
+        entry: str = "",
     ) -> str:
         value: Optional[ast.expr] = next((k.value for k in call.keywords if k.arg == name), None)
         for index, arg in enumerate(call.args):
@@ -693,18 +707,29 @@ class _Summarizer:
             if index == position:
                 value = arg
         if value is not None:
+            if entry:
+                return self._passed_entry(value, scope, owner, entry)
             return self._passed_value(value, scope, owner)
         for keyword in call.keywords:
             if keyword.arg is not None:
                 continue
             spread = keyword.value
+            if entry:  # the dict itself in a `**` spread: a dict inside a dict, not followed
+                keys = _spread_keys(self.facts, spread, scope)
+                if keys is None or name in keys:
+                    return "?"
+                continue
             if isinstance(spread, ast.Name) and not isinstance(owner, ast.Module):
                 bindings = lookup(spread.id, scope) or []
-                if [b.node for b in bindings] == [owner.args.kwarg] and self._only_called(owner):
+                if (
+                    [b.node for b in bindings] == [owner.args.kwarg]
+                    and not self._mutated(bindings[0])
+                    and self._only_called(owner)
+                ):
                     return f"p:{name}:-1"  # the caller's own `**kwargs`, passed on
-            entries = _spread_keys(self.facts, spread, scope)
-            if entries is None or name in entries:
-                return "?"
+            passed = self._passed_entry(spread, scope, owner, name)
+            if passed:
+                return passed
         return ""
 
     def _passed_value(
@@ -717,6 +742,56 @@ class _Summarizer:
             if found is not None:
                 return f"p:{found[0]}:{found[1]}"
         return "?"
+
+    def _passed_entry(
+        self, value: ast.expr, scope: Scope, owner: Union[FunctionNode, ast.Module], entry: str
+    ) -> str:
+        """What the dict ``value`` holds at the key ``entry``: ``""`` no such key (a dict
+        followed to all its keys: literals, copies, updates, a function's returned dict),
+        ``"p:..."`` the caller's own dict parameter decides, else ``"?"`` (a key that is there
+        is taken as maybe true: a value the model cannot follow on one path may be lost in
+        the union of the paths)."""
+        keys = _spread_keys(self.facts, value, scope)
+        if keys is not None:
+            return "?" if entry in keys else ""
+        found = self._dict_parameter(value, scope, owner)
+        if found is not None:
+            return f"p:{found[0]}:{found[1]}:{entry}"
+        return "?"
+
+    def _dict_parameter(
+        self, value: ast.expr, scope: Scope, owner: Union[FunctionNode, ast.Module]
+    ) -> Optional[tuple[str, int]]:
+        """``(name, its position)`` when ``value`` is only the parameter ``name`` of
+        ``owner`` (a dict its callers pass: nerf-pytorch's ``render_path(...,
+        render_kwargs)``), without a default other than None, changed in place nowhere in
+        the module, and ``owner`` is called only by its name."""
+        if not isinstance(value, ast.Name) or isinstance(owner, ast.Module):
+            return None
+        bindings = lookup(value.id, scope) or []
+        if len(bindings) != 1:
+            return None
+        (binding,) = bindings
+        default = binding.value
+        if (
+            binding.kind != "param"
+            or binding.scope.node is not owner
+            or not (default is None or _is_none(default))
+            or self._mutated(binding)
+            or not self._only_called(owner)
+        ):
+            return None
+        positional = [a.arg for a in (*owner.args.posonlyargs, *owner.args.args)]
+        return value.id, positional.index(value.id) if value.id in positional else -1
+
+    def _mutated(self, binding: Binding) -> bool:
+        """Whether the dict a parameter binds is changed in place (``kw["k"] = v``,
+        ``kw.update(...)``) where its name reads that parameter."""
+        return any(
+            binding in (lookup(m.name, m.scope) or ())
+            for m in self.facts.builder.dict_mutations
+            if m.name == getattr(binding.node, "arg", None)
+        )
 
     def _only_called(self, function: FunctionNode) -> bool:
         """Whether the function's callers are all calls by its name: not a method (called on
@@ -1129,13 +1204,19 @@ def _never_true(test: ast.expr, scope: Scope) -> bool:
     )
 
 
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
+
+
 def _spread_keys(facts: ModuleFacts, expr: ast.expr, scope: Scope) -> Optional[frozenset[str]]:
     """The keys a ``**`` spread may hold when all are known, else None."""
     spread = facts.binder.dict_value(expr, scope)
     return None if spread.open else frozenset(spread.entries)
 
 
-def passed_to(raw: bytes, key: str, name: str, position: int) -> list[tuple[tuple[str, ...], str]]:
+def passed_to(
+    raw: bytes, key: str, name: str, position: int, entry: str = ""
+) -> list[tuple[tuple[str, ...], str]]:
     """:meth:`_Summarizer.passed` for the module in ``raw`` (parsed on demand: only for a
     seeding call behind a parameter); none when it does not parse. Config files are not
     followed (a dict read from one is open: its keys may be anything)."""
@@ -1145,7 +1226,7 @@ def passed_to(raw: bytes, key: str, name: str, position: int) -> list[tuple[tupl
         return []
     facts = ModuleFacts(tree)
     try:
-        return _Summarizer(facts).passed(key, name, position)
+        return _Summarizer(facts).passed(key, name, position, entry)
     finally:
         facts.release()
 

@@ -110,8 +110,10 @@ restore it on later calls, does seed), seeding inside a DataLoader's `worker_ini
 read from the clock or the OS (`np.random.seed(int(time.time()))`, `random.seed()`), seeding
 behind a test that is never true (`if False:`, a name bound only to false literals such as
 `PYTEST = False`, a parameter with a false literal default that no call in the project may
-set true: each call's argument is followed, through a caller passing on its own parameter or
-`**kwargs`, and a dict spread without the key), and programs that draw no torch randomness.
+set true: each call's argument is followed, through a caller passing on its own parameter,
+`**kwargs` or dict parameter, and a dict spread without the key, the dict followed through a
+function returning it, a comprehension copying it and its updates), and programs that draw no
+torch randomness.
 A program that calls `torch.manual_seed` or a seeding helper anywhere is complete:
 `torch.manual_seed` already seeds every CUDA device. The helpers are those of the library table
 (`seedlint/analysis/libraries.py`, each checked against the library's source: Lightning's
