@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from seedlint.analysis.calls import DATALOADER
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.analysis.names import canonical
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
@@ -198,6 +199,8 @@ class ProjectIndex:
         self._may_pass: dict[tuple[Node, str, str], bool] = {}
         self._sites: Optional[dict[Node, list[Site]]] = None
         self._loader_classes: dict[tuple[str, str], Optional[LoaderClass]] = {}
+        # The functions passed by position at a project loader class's `worker_init_fn`.
+        self._positional_workers: Optional[frozenset[Node]] = None
         # _denote's results, and the names a star import of a module may bind: star imports
         # fan out (a package re-exporting its modules), so a name is followed once per module.
         self._denoted: dict[tuple[str, str, bool], Optional[tuple[str, str]]] = {}
@@ -378,6 +381,30 @@ class ProjectIndex:
                 stack.extend(self._classes(current, base))
         return False
 
+    # -- worker_init_fn ----------------------------------------------------------------------
+    def is_worker(self, node: Node, function: FunctionSummary) -> bool:
+        """Whether the function runs in a DataLoader's workers: passed as a
+        ``worker_init_fn`` its summary sees (by keyword, or to a loader of its module), or
+        by position to a loader class of another module of the project, at that class's
+        ``worker_init_fn`` place (its own ``__init__``'s, else the DataLoader's)."""
+        if function.worker:
+            return True
+        if self._positional_workers is None:
+            self._positional_workers = frozenset(self._find_positional_workers())
+        return node in self._positional_workers
+
+    def _find_positional_workers(self) -> Iterator[Node]:
+        for path, summary in self.summaries.items():
+            if not summary.full:
+                continue
+            for key, reference, position in summary.positional_callables:
+                info = self.loader_class(path, reference[1:])
+                if info is None or not (info.loader or info.external in self.targets):
+                    continue
+                names = DATALOADER.positional if info.init is None else info.init.positional
+                if position < len(names) and names[position] == "worker_init_fn":
+                    yield (path, key)
+
     # -- the call graph ----------------------------------------------------------------------
     def function(self, node: Node) -> Optional[FunctionSummary]:
         summary = self.summaries.get(node[0])
@@ -504,7 +531,7 @@ class ProjectIndex:
                 cpu = cpu or not function.cuda_only
                 draw = draw or self._describe(node)
             inner = scoped or function.scoped
-            if not inner and not function.worker:
+            if not inner and not self.is_worker(node, function):
                 seeds.update(seed.stream for seed in self.live_seeds(node, function))
             for callee in self.callees(node):
                 stack.append((callee, inner, node))
@@ -729,7 +756,12 @@ class ProjectIndex:
         while stack:
             node = stack.pop()
             function = self.function(node)
-            if node in seen or function is None or function.scoped or function.worker:
+            if (
+                node in seen
+                or function is None
+                or function.scoped
+                or self.is_worker(node, function)
+            ):
                 continue
             seen.add(node)
             for seed in function.seeds:
@@ -891,7 +923,7 @@ class ProjectIndex:
             if node[1].startswith("!"):
                 continue
             function = self.function(node)
-            if function is None or function.scoped or function.worker:
+            if function is None or function.scoped or self.is_worker(node, function):
                 continue
             for seed in function.seeds:
                 if seed.stream in _DEVICE_STREAMS:
@@ -1114,7 +1146,7 @@ class ProjectIndex:
             streams = {seed.stream for seed in self.live_seeds((path, key), function)}
             if not streams & {RANDOM, NUMPY, CUDA, CUDA_ALL} or TORCH in streams:
                 continue
-            if function.scoped or function.worker:
+            if function.scoped or self.is_worker((path, key), function):
                 continue
             verdict = self._verdict(path, key, streams, summary)
             if verdict is not None:

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
+from seedlint.analysis.calls import Signature
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
 from seedlint.analysis.names import (
     PARTIAL,
@@ -244,6 +245,10 @@ class ModuleSummary:
     # in a module that imports Lightning, the functions building a loader with workers and no
     # `worker_init_fn` (the index says whether the programs reaching them seed the workers)
     worker_loaders: tuple[str, ...] = ()
+    # this module's functions passed by position to a class of another module: (the
+    # function's key, the class's reference, the position); the index says which positions
+    # are a project loader class's `worker_init_fn` (the function then runs in the workers)
+    positional_callables: tuple[tuple[str, str, int], ...] = ()
 
 
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
@@ -676,6 +681,7 @@ class _Summarizer:
             configs=tuple(sorted(getattr(facts.configs, "consulted", {}).items())),
             lightning=lightning,
             worker_loaders=self._worker_loaders() if lightning else (),
+            positional_callables=self._positional_callables(),
         )
 
     def _guard(
@@ -992,12 +998,14 @@ class _Summarizer:
         return found
 
     def _workers(self) -> set[str]:
-        """Functions passed as ``worker_init_fn``: to a loader of this module, or by keyword to
-        any call (a loader class of another module, a builder that forwards it)."""
+        """Functions passed as ``worker_init_fn``: to a loader of this module (by position
+        too: the DataLoader's, or those of the class's own ``__init__``), or by keyword to any
+        call (a loader class of another module, a builder that forwards it). By position to
+        a class of another module: :meth:`_positional_callables`, decided by the index."""
         found: set[str] = set()
         passed: list[tuple[ast.expr, Scope]] = []
         for loader in self.facts.dataloader_calls:
-            value = loader.argument("worker_init_fn")
+            value = loader.argument("worker_init_fn") or self._by_own_position(loader)
             if value is not None:
                 passed.append((value, loader.scope))
         for call, scope in self.facts.builder.calls:
@@ -1023,6 +1031,47 @@ class _Summarizer:
                         if key is not None:
                             found.add(key)
         return found
+
+    def _by_own_position(self, loader: LoaderCall) -> Optional[ast.expr]:
+        """The positional argument a loader class of this module with its own ``__init__``
+        takes as its ``worker_init_fn`` parameter (the first class among the call's
+        meanings that has one)."""
+        if not loader.custom_init or loader.partial is not None:
+            return None
+        for meaning in self.facts.resolver.meanings(loader.call.func, loader.scope):
+            init = _init_of(meaning) if isinstance(meaning, ast.ClassDef) else None
+            if init is not None and "worker_init_fn" in init.positional:
+                signature = Signature(init.positional)
+                return signature.argument(loader.call, "worker_init_fn")
+        return None
+
+    def _positional_callables(self) -> tuple[tuple[str, str, int], ...]:
+        """This module's functions passed by position (before any ``*args``) to a class or
+        function of another module (see :attr:`ModuleSummary.positional_callables`)."""
+        facts = self.facts
+        found: dict[tuple[str, str, int], None] = {}
+        loaders = facts.loaders_by_call
+        for call, scope in facts.builder.calls:
+            if id(call) in loaders:
+                continue  # a loader class this module knows: :meth:`_workers` reads it
+            arguments = []
+            for position, arg in enumerate(call.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                for option in self._callables(arg, scope):
+                    for meaning in facts.resolver.meanings(option, scope):
+                        if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                            key = self.keys.get(id(meaning))
+                            if key is not None:
+                                arguments.append((key, position))
+            if not arguments:
+                continue
+            owner = facts.enclosing_function(scope)
+            for reference in self._references(call, scope, owner):
+                if reference.startswith("="):
+                    for key, position in arguments:
+                        found[(key, reference, position)] = None
+        return tuple(found)
 
     def _stored_workers(self) -> list[tuple[ast.expr, Scope]]:
         """Values stored as ``kwargs["worker_init_fn"] = ...`` (a keyword dict a loader is
@@ -1388,6 +1437,7 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
         "configs": [list(entry) for entry in summary.configs],
         "lightning": summary.lightning,
         "worker_loaders": list(summary.worker_loaders),
+        "positional_callables": [list(entry) for entry in summary.positional_callables],
     }
 
 
@@ -1470,6 +1520,10 @@ def from_json(data: Any) -> ModuleSummary:
             configs=tuple((str(path), str(digest)) for path, digest in data["configs"]),
             lightning=bool(data["lightning"]),
             worker_loaders=tuple(map(str, data["worker_loaders"])),
+            positional_callables=tuple(
+                (str(key), str(reference), int(position))
+                for key, reference, position in data["positional_callables"]
+            ),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"not a module summary: {error}") from error
