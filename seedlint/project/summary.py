@@ -1050,6 +1050,7 @@ class _Summarizer:
         function of another module (see :attr:`ModuleSummary.positional_callables`)."""
         facts = self.facts
         found: dict[tuple[str, str, int], None] = {}
+        names = {function.name for function, _ in facts.builder.functions}
         loaders = facts.loaders_by_call
         for call, scope in facts.builder.calls:
             if id(call) in loaders:
@@ -1058,6 +1059,8 @@ class _Summarizer:
             for position, arg in enumerate(call.args):
                 if isinstance(arg, ast.Starred):
                     break
+                if not _may_name(arg, names):
+                    continue  # the cheap gate: no name of a function of the module in it
                 for option in self._callables(arg, scope):
                     for meaning in facts.resolver.meanings(option, scope):
                         if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -1301,6 +1304,19 @@ def _never_true(test: ast.expr, scope: Scope) -> bool:
         b.kind == "assign" and isinstance(b.value, ast.Constant) and not b.value.value
         for b in bindings
     )
+
+
+def _may_name(expr: ast.expr, names: set[str]) -> bool:
+    """Whether ``expr`` may be one of the functions named ``names`` as
+    :meth:`_Summarizer._callables` reads it: the name, an arm of a conditional, or the first
+    argument of a call (``functools.partial(f, ...)``)."""
+    if isinstance(expr, ast.Name):
+        return expr.id in names
+    if isinstance(expr, ast.IfExp):
+        return _may_name(expr.body, names) or _may_name(expr.orelse, names)
+    if isinstance(expr, ast.Call) and expr.args:
+        return _may_name(expr.args[0], names)
+    return False
 
 
 def _is_none(expr: ast.expr) -> bool:
