@@ -3,12 +3,14 @@
 Keyword and positional arguments are matched to parameter names; ``*args`` in a call makes the
 positions after it unknowable; ``**kw`` is looked through when ``kw`` is a dict built in the same
 function from literals (``dict(...)``, ``{...}``, ``kw.update(...)``, ``kw |= {...}``,
-``kw["key"] = value``), from the bindings of ``kw`` that reach the call.
+``kw["key"] = value``), from the bindings of ``kw`` that reach the call, a dict a function of
+the module returns (unpacked from a returned tuple too) and a comprehension's copy of one.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Optional
 
@@ -87,6 +89,7 @@ class CallBinder:
         self.builder = evaluator.builder
         self._active: set[tuple[int, str]] = set()
         self._self_active: set[tuple[int, str]] = set()  # `self.kw` dicts being followed
+        self._calls_active: set[int] = set()  # functions whose returned dicts are being followed
 
     def bind(self, call: ast.Call, signature: Signature, scope: Scope) -> dict[str, Value]:
         """A Value for every parameter; ABSENT among its options where it may not be passed."""
@@ -131,6 +134,12 @@ class CallBinder:
             return self._dict_call(expr, scope)
         if isinstance(expr, ast.Name):
             return self._dict_name(expr, scope)
+        if isinstance(expr, ast.DictComp):
+            return self._dict_comprehension(expr, scope)
+        if isinstance(expr, ast.Call):
+            returned = self._returned_dict(expr, scope, None)
+            if returned is not None:
+                return returned
         if isinstance(expr, ast.IfExp):  # `{...} if use_cuda else {}`: either dict
             left = self.dict_value(expr.body, scope)
             result = DictValue(dict(left.entries), open=left.open)
@@ -221,9 +230,13 @@ class CallBinder:
                 continue  # `kw |= {...}`: applied below, with the other mutations
             if binding.kind == "vararg" and isinstance(binding.node, ast.arg):
                 return DictValue({}, open=True)  # **kwargs from a caller: unknowable
-            if binding.kind != "assign" or binding.value is None:
+            unpacked = self.builder.unpacked.get(id(binding.node))
+            if binding.kind == "other" and unpacked is not None:
+                value = self._element(*unpacked, binding.scope)  # `train_kw, test_kw = make()`
+            elif binding.kind != "assign" or binding.value is None:
                 return DictValue({}, open=True)
-            value = self.dict_value(binding.value, binding.scope)
+            else:
+                value = self.dict_value(binding.value, binding.scope)
             if result is None:
                 result = value
             else:  # two bindings: either dict may be the one passed
@@ -233,6 +246,72 @@ class CallBinder:
         for mutation in self.builder.dict_mutations:
             if mutation.name == name and mutation.scope is owner:
                 self._apply_mutation(result, mutation, owner)
+        return result
+
+    def _element(self, value: ast.expr, position: int, scope: Scope) -> DictValue:
+        """The dict at ``position`` of what ``value`` gives to ``a, b = value``: an element
+        of a tuple display, or of each tuple a function of this module returns."""
+        if isinstance(value, (ast.Tuple, ast.List)):
+            return _element_of(value, position, lambda e: self.dict_value(e, scope))
+        if isinstance(value, ast.Call):
+            returned = self._returned_dict(value, scope, position)
+            if returned is not None:
+                return returned
+        return DictValue({}, open=True)
+
+    def _returned_dict(
+        self, call: ast.Call, scope: Scope, position: Optional[int]
+    ) -> Optional[DictValue]:
+        """The dict a call of a function of this module returns (``position``: the element of
+        the tuple it returns), either of its returns when it has several; None when the
+        function is not known (:meth:`ValueEvaluator.returned_expressions`)."""
+        returned = self.evaluator.returned_expressions(call, scope)
+        if returned is None:
+            return None
+        function_scope = returned[0][1]
+        key = id(function_scope)
+        if key in self._calls_active:
+            return DictValue({}, open=True)  # a recursive function: not followed
+        self._calls_active.add(key)
+        try:
+            options: list[DictValue] = []
+            for value, inner in returned:
+                if position is None:
+                    options.append(self.dict_value(value, inner))
+                else:
+                    options.append(self._element(value, position, inner))
+        finally:
+            self._calls_active.discard(key)
+        return _either(options)
+
+    def _dict_comprehension(self, expr: ast.DictComp, scope: Scope) -> DictValue:
+        """``{k: source[k] for k in source}`` (or ``for k, v in source.items()``, value
+        ``v``): a copy of ``source``, each key only maybe there when an ``if`` filters them;
+        another value: the same keys with values not followed; any other shape: open."""
+        if len(expr.generators) != 1:
+            return DictValue({}, open=True)
+        loop = expr.generators[0]
+        key_name, value_name, source = _comprehension_source(loop)
+        if (
+            source is None
+            or loop.is_async
+            or not isinstance(expr.key, ast.Name)
+            or expr.key.id != key_name
+        ):
+            return DictValue({}, open=True)
+        copied = self.dict_value(source, scope)  # the first loop's source: read outside
+        value = expr.value
+        same = (isinstance(value, ast.Name) and value.id == value_name) or (
+            isinstance(value, ast.Subscript)
+            and isinstance(value.slice, ast.Name)
+            and value.slice.id == key_name
+            and ast.dump(value.value) == ast.dump(source)
+        )
+        result = DictValue({}, open=copied.open)
+        for key, entry in copied.entries.items():
+            if not same:
+                entry = ANYTHING
+            _set(result, key, entry, conditional=bool(loop.ifs))
         return result
 
     def _apply_mutation(self, result: DictValue, mutation: DictMutation, scope: Scope) -> None:
@@ -277,6 +356,55 @@ class CallBinder:
             elif method == "clear":
                 for key_name in list(result.entries):
                     _set(result, key_name, known(ABSENT), conditional=True)
+
+
+def _element_of(
+    value: ast.expr, position: int, follow: Callable[[ast.expr], DictValue]
+) -> DictValue:
+    """The dict at ``position`` of a tuple (or list) display: open for another expression,
+    a starred element or a position it does not have."""
+    if not isinstance(value, (ast.Tuple, ast.List)) or position >= len(value.elts):
+        return DictValue({}, open=True)
+    if any(isinstance(e, ast.Starred) for e in value.elts):
+        return DictValue({}, open=True)
+    return follow(value.elts[position])
+
+
+def _either(options: list[DictValue]) -> DictValue:
+    """One of several dicts (the returns of a function)."""
+    combined = DictValue(dict(options[0].entries), open=options[0].open)
+    for other in options[1:]:
+        _merge(combined, other, definite=False)
+    return combined
+
+
+def _comprehension_source(
+    loop: ast.comprehension,
+) -> tuple[str, str, Optional[ast.expr]]:
+    """``(key name, value name, source)`` of ``for k in source`` (``for k in
+    source.keys()``; no value name) or ``for k, v in source.items()``; no source for another
+    loop."""
+    target, iterated = loop.target, loop.iter
+    method = ""
+    if (
+        isinstance(iterated, ast.Call)
+        and isinstance(iterated.func, ast.Attribute)
+        and not iterated.args
+        and not iterated.keywords
+    ):
+        method, iterated = iterated.func.attr, iterated.func.value
+    if isinstance(target, ast.Name) and method in ("", "keys"):
+        return target.id, "", iterated
+    if (
+        method == "items"
+        and isinstance(target, ast.Tuple)
+        and len(target.elts) == 2
+        and all(isinstance(e, ast.Name) for e in target.elts)
+    ):
+        key, value = target.elts
+        assert isinstance(key, ast.Name) and isinstance(value, ast.Name)
+        return key.id, value.id, iterated
+    return "", "", None
 
 
 def _changed_in_place(cls: ast.ClassDef, attr: str) -> bool:

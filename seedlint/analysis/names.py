@@ -158,6 +158,9 @@ class ScopeBuilder(ast.NodeVisitor):
         # imports and definitions of the star-imported project modules); set by the facts.
         self.star_names: dict[str, str] = {}
         self.scope_of: dict[int, Scope] = {}  # id(scope node) -> scope
+        # ``a, b = value``: id(the name ``b``) -> (``value``, 1), for a flat target list of
+        # names with no starred one (what the name holds is that element of ``value``)
+        self.unpacked: dict[int, tuple[ast.expr, int]] = {}
         self._depth = 0  # conditional nesting inside the current scope
         self.scope_of[id(module)] = self.module_scope
         self.generic_visit(module)
@@ -211,7 +214,11 @@ class ScopeBuilder(ast.NodeVisitor):
             else:
                 self._bind(target.id, "other", target)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
+            flat = value is not None and not any(isinstance(e, ast.Starred) for e in target.elts)
+            for position, element in enumerate(target.elts):
+                if flat and isinstance(element, ast.Name):
+                    assert value is not None
+                    self.unpacked[id(element)] = (value, position)
                 self._bind_target(element, None)
         elif isinstance(target, ast.Starred):
             self._bind_target(target.value, None)

@@ -1015,6 +1015,24 @@ class ValueEvaluator:
         finally:
             self._calls_active.discard(key)
 
+    def returned_expressions(
+        self, call: ast.Call, scope: Scope
+    ) -> Optional[list[tuple[ast.expr, Scope]]]:
+        """The expressions a call of a function of this module may return, each with the
+        scope it is evaluated in; None where that is not known: another callee, a decorated,
+        async or generator function, or one that may end without returning a value."""
+        meanings = self.resolver.meanings(call.func, scope)
+        if len(meanings) != 1:
+            return None
+        (function,) = meanings
+        if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+            return None
+        returns = function_returns(function)
+        if not returns or None in returns or _may_end(function.body):
+            return None
+        function_scope = self.builder.scope_of[id(function)]
+        return [(value, function_scope) for value in returns if value is not None]
+
     def _return_value(self, function: ast.FunctionDef) -> Value:
         returns = function_returns(function)
         if returns is None:

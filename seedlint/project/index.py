@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from seedlint.analysis.calls import DATALOADER
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.analysis.forwarding import ISINSTANCE
 from seedlint.analysis.names import canonical
@@ -193,11 +194,14 @@ class ProjectIndex:
         self._standing: Optional[dict[str, list[tuple[str, str]]]] = None
         self._closures: dict[Node, Closure] = {}
         self._draws: dict[str, bool] = {}  # may_draw of modules known from their bytes
-        # What the calls of a function pass for a parameter guarding a seeding call.
-        self._passed: dict[tuple[Node, str, int], list[tuple[tuple[str, ...], str]]] = {}
-        self._may_pass: dict[tuple[Node, str], bool] = {}
+        # What the calls of a function pass for a parameter guarding a seeding call (or for
+        # a key of a dict parameter it spreads).
+        self._passed: dict[tuple[Node, str, int, str], list[tuple[tuple[str, ...], str]]] = {}
+        self._may_pass: dict[tuple[Node, str, str], bool] = {}
         self._sites: Optional[dict[Node, list[Site]]] = None
         self._loader_classes: dict[tuple[str, str], Optional[LoaderClass]] = {}
+        # The functions passed by position at a project loader class's `worker_init_fn`.
+        self._positional_workers: Optional[frozenset[Node]] = None
         # _denote's results, and the names a star import of a module may bind: star imports
         # fan out (a package re-exporting its modules), so a name is followed once per module.
         self._denoted: dict[tuple[str, str, bool], Optional[tuple[str, str]]] = {}
@@ -381,6 +385,30 @@ class ProjectIndex:
                 stack.extend(self._classes(current, base))
         return False
 
+    # -- worker_init_fn ----------------------------------------------------------------------
+    def is_worker(self, node: Node, function: FunctionSummary) -> bool:
+        """Whether the function runs in a DataLoader's workers: passed as a
+        ``worker_init_fn`` its summary sees (by keyword, or to a loader of its module), or
+        by position to a loader class of another module of the project, at that class's
+        ``worker_init_fn`` place (its own ``__init__``'s, else the DataLoader's)."""
+        if function.worker:
+            return True
+        if self._positional_workers is None:
+            self._positional_workers = frozenset(self._find_positional_workers())
+        return node in self._positional_workers
+
+    def _find_positional_workers(self) -> Iterator[Node]:
+        for path, summary in self.summaries.items():
+            if not summary.full:
+                continue
+            for key, reference, position in summary.positional_callables:
+                info = self.loader_class(path, reference[1:])
+                if info is None or not (info.loader or info.external in self.targets):
+                    continue
+                names = DATALOADER.positional if info.init is None else info.init.positional
+                if position < len(names) and names[position] == "worker_init_fn":
+                    yield (path, key)
+
     # -- the call graph ----------------------------------------------------------------------
     def function(self, node: Node) -> Optional[FunctionSummary]:
         summary = self.summaries.get(node[0])
@@ -507,7 +535,7 @@ class ProjectIndex:
                 cpu = cpu or not function.cuda_only
                 draw = draw or self._describe(node)
             inner = scoped or function.scoped
-            if not inner and not function.worker:
+            if not inner and not self.is_worker(node, function):
                 seeds.update(seed.stream for seed in self.live_seeds(node, function))
             for callee in self.callees(node):
                 stack.append((callee, inner, node))
@@ -526,59 +554,76 @@ class ProjectIndex:
             if not seed.guard or self._passes_true(node, seed.guard, seed.position, set())
         )
 
-    def _passes_true(self, node: Node, name: str, position: int, seen: set[Node]) -> bool:
+    def _passes_true(
+        self,
+        node: Node,
+        name: str,
+        position: int,
+        seen: set[tuple[Node, str, str]],
+        entry: str = "",
+    ) -> bool:
         """Whether some call of ``node`` may pass a true value for its parameter ``name`` (at
-        ``position``): yes where nothing in the project calls it (other code may) or it is
-        an entry point, or a caller's call of it is not found; a caller passing on its own
-        parameter is asked in turn."""
-        cached = self._may_pass.get((node, name))
+        ``position``; with ``entry``: a dict whose key ``entry`` may hold one): yes where
+        nothing in the project calls it (other code may) or it is an entry point, or a
+        caller's call of it is not found; a caller passing on its own parameter (or its own
+        dict parameter's key) is asked in turn."""
+        question = (node, name, entry)
+        cached = self._may_pass.get(question)
         if cached is not None:
             return cached
         top = not seen
-        if node in seen:
+        if question in seen:
             return False  # a call cycle: the other callers decide
-        seen.add(node)
+        seen.add(question)
         callers = self.callers(node)
         found = (
             not callers
             or self.is_entry(node)
             or any(
-                self._caller_passes(node, caller, name, position, seen)
+                self._caller_passes(node, caller, name, position, seen, entry)
                 for caller in dict.fromkeys(callers)
             )
         )
         if top:  # inside a cycle a no is not final: only the first question's answer is
-            self._may_pass[(node, name)] = found
+            self._may_pass[question] = found
         return found
 
     def _caller_passes(
-        self, node: Node, caller: Node, name: str, position: int, seen: set[Node]
+        self,
+        node: Node,
+        caller: Node,
+        name: str,
+        position: int,
+        seen: set[tuple[Node, str, str]],
+        entry: str = "",
     ) -> bool:
         """Whether a call of ``node`` in ``caller`` may pass a true value for ``name`` (yes
         when none is found there)."""
         calls = [
             passed
-            for references, passed in self._passed_by(caller, name, position)
+            for references, passed in self._passed_by(caller, name, position, entry)
             if any(node in self.resolve(caller[0], r) for r in references)
         ]
-        return not calls or any(
-            passed == "?"
-            or (
-                passed.startswith("p:")
-                and self._passes_true(caller, passed.split(":")[1], int(passed.split(":")[2]), seen)
-            )
-            for passed in calls
-        )
+        return not calls or any(self._may_be_true(caller, passed, seen) for passed in calls)
+
+    def _may_be_true(self, caller: Node, passed: str, seen: set[tuple[Node, str, str]]) -> bool:
+        """What a call passes (see :meth:`_Summarizer.passed`) may be true: ``"?"``, or a
+        parameter of ``caller`` (a key of its dict parameter) that its callers may make so."""
+        if not passed.startswith("p:"):
+            return passed == "?"
+        parts = passed.split(":", 3)
+        entry = parts[3] if len(parts) > 3 else ""
+        return self._passes_true(caller, parts[1], int(parts[2]), seen, entry)
 
     def _passed_by(
-        self, caller: Node, name: str, position: int
+        self, caller: Node, name: str, position: int, entry: str = ""
     ) -> list[tuple[tuple[str, ...], str]]:
-        key = (caller, name, position)
+        key = (caller, name, position, entry)
         found = self._passed.get(key)
         if found is None:
             try:
                 with open(caller[0], "rb") as handle:
-                    found = passed_to(handle.read(), caller[1], name, position)
+                    found = passed_to(handle.read(), caller[1], name, position, entry)
             except OSError:
                 found = []  # unreadable: no call found, so it may pass anything
             self._passed[key] = found
@@ -715,7 +760,12 @@ class ProjectIndex:
         while stack:
             node = stack.pop()
             function = self.function(node)
-            if node in seen or function is None or function.scoped or function.worker:
+            if (
+                node in seen
+                or function is None
+                or function.scoped
+                or self.is_worker(node, function)
+            ):
                 continue
             seen.add(node)
             for seed in function.seeds:
@@ -918,7 +968,7 @@ class ProjectIndex:
             if node[1].startswith("!"):
                 continue
             function = self.function(node)
-            if function is None or function.scoped or function.worker:
+            if function is None or function.scoped or self.is_worker(node, function):
                 continue
             for seed in function.seeds:
                 if seed.stream in _DEVICE_STREAMS:
@@ -1283,7 +1333,7 @@ class ProjectIndex:
             streams = {seed.stream for seed in self.live_seeds((path, key), function)}
             if not streams & {RANDOM, NUMPY, CUDA, CUDA_ALL} or TORCH in streams:
                 continue
-            if function.scoped or function.worker:
+            if function.scoped or self.is_worker((path, key), function):
                 continue
             verdict = self._verdict(path, key, streams, summary)
             if verdict is not None:

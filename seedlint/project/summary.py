@@ -22,9 +22,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Union
 
+from seedlint.analysis.calls import Signature
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
 from seedlint.analysis.forwarding import Forwarding, Route, Term, Test, forwarding
-from seedlint.analysis.names import PARTIAL, STATEMENT_FIELDS, FunctionNode, Scope, lookup
+from seedlint.analysis.names import (
+    PARTIAL,
+    STATEMENT_FIELDS,
+    Binding,
+    FunctionNode,
+    Scope,
+    lookup,
+)
 from seedlint.analysis.regions import region_calls
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
 from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value, function_returns
@@ -249,6 +257,10 @@ class ModuleSummary:
     # in a module that imports Lightning, the functions building a loader with workers and no
     # `worker_init_fn` (the index says whether the programs reaching them seed the workers)
     worker_loaders: tuple[str, ...] = ()
+    # this module's functions passed by position to a class of another module: (the
+    # function's key, the class's reference, the position); the index says which positions
+    # are a project loader class's `worker_init_fn` (the function then runs in the workers)
+    positional_callables: tuple[tuple[str, str, int], ...] = ()
 
 
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
@@ -331,6 +343,8 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
         return True  # a helper that may return a dataset (`def omniglot(): return Omniglot()`)
     if words.any(_STAR_WORDS):
         return True  # a re-export of a seeding helper or a loader class may come through it
+    if b"class" in raw and derives_from_project(raw):
+        return True  # a subclass inherits its base's seeding (`__init__`, `super().__init__()`)
     if not words.has_folded(b"seed"):  # `seed`, `Seed`, `SEED`, in one scan
         if (
             words.any(_OWN_SEEDING_PACKAGES)  # imported from its library (`from transformers`)
@@ -353,6 +367,54 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
                 return True
         at = lower.find(b"seed", at + 4)
     return may_mean(raw, _SEEDING)
+
+
+# A class statement's bases (up to the first `)`: a call in the list is read as its start).
+_CLASS_BASES = re.compile(rb"^[ \t]*class[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*\(([^)]*)", re.M)
+# Bases that hold no project code: builtins, typing and the standard library's usual bases.
+_NO_PROJECT_BASES = frozenset(
+    (
+        b"object",
+        b"Exception",
+        b"BaseException",
+        b"ValueError",
+        b"RuntimeError",
+        b"type",
+        b"dict",
+        b"list",
+        b"tuple",
+        b"set",
+        b"str",
+        b"int",
+        b"float",
+        b"ABC",
+        b"Enum",
+        b"IntEnum",
+        b"NamedTuple",
+        b"TypedDict",
+        b"Protocol",
+        b"Generic",
+    )
+)
+# Dotted bases a project class cannot be spelled as (PyTorch's own: `nn.Module`,
+# `torch.utils.data.Dataset`), unless the project names a module `nn` or `torch`.
+_LIBRARY_BASE_HEADS = (b"nn.", b"torch.", b"abc.", b"enum.", b"typing.")
+
+
+def derives_from_project(raw: bytes) -> bool:
+    """Whether the bytes may define a class deriving from a class of the project: a base
+    other than a builtin, a usual standard-library base or a dotted PyTorch name. Its
+    ``__init__`` (or the one it calls with ``super()``) may seed: the index must read the
+    class's bases, whatever else the module's words say."""
+    for match in _CLASS_BASES.finditer(raw):
+        for base in match.group(1).split(b","):
+            name = base.strip().split(b"[", 1)[0].strip()
+            if not name or b"=" in name or name.startswith(b"*"):
+                continue  # a keyword (`metaclass=...`), `*bases`: no base of its own
+            if name in _NO_PROJECT_BASES or name.startswith(_LIBRARY_BASE_HEADS):
+                continue
+            return True
+    return False
 
 
 # The summary of a module that :func:`needs_tree` rules out: whether it may draw is looked
@@ -656,6 +718,7 @@ class _Summarizer:
             configs=tuple(sorted(getattr(facts.configs, "consulted", {}).items())),
             lightning=lightning,
             worker_loaders=self._worker_loaders() if lightning else (),
+            positional_callables=self._positional_callables(),
         )
 
     def _init(self, cls: ast.ClassDef, loader: bool) -> Optional[Init]:
@@ -735,12 +798,17 @@ class _Summarizer:
         positional = [a.arg for a in (*owner.args.posonlyargs, *owner.args.args)]
         return name, positional.index(name) if name in positional else -1
 
-    def passed(self, key: str, name: str, position: int) -> list[tuple[tuple[str, ...], str]]:
+    def passed(
+        self, key: str, name: str, position: int, entry: str = ""
+    ) -> list[tuple[tuple[str, ...], str]]:
         """Each call in the function ``key`` with its references and what it passes for the
-        parameter ``name`` (at ``position``, -1: by keyword only) of the function it calls:
-        ``""`` never a true value (not passed, a false literal, a dict without the key),
-        ``"?"`` maybe a true one, ``"p:<name>:<position>"`` the caller's own parameter (or
-        its ``**`` parameter) that :meth:`_parameter` accepts, passed on."""
+        parameter ``name`` (at ``position``, -1: by keyword only) of the function it calls
+        (with ``entry``: for the key ``entry`` of the dict it passes there, which the callee
+        spreads with ``**``): ``""`` never a true value (not passed, a false literal, a dict
+        without the key), ``"?"`` maybe a true one, ``"p:<name>:<position>"`` the caller's
+        own parameter (or its ``**`` parameter) that :meth:`_parameter` accepts, passed on,
+        ``"p:<name>:<position>:<key>"`` the key of a dict that is the caller's own parameter
+        (:meth:`_dict_parameter`)."""
         facts = self.facts
         found: list[tuple[tuple[str, ...], str]] = []
         for call, scope in facts.builder.calls:
@@ -749,7 +817,8 @@ class _Summarizer:
                 continue
             references = tuple(self._references(call, scope, owner))
             if references:
-                found.append((references, self._passes(call, scope, owner, name, position)))
+                passes = self._passes(call, scope, owner, name, position, entry)
+                found.append((references, passes))
         return found
 
     def _passes(
@@ -759,6 +828,7 @@ class _Summarizer:
         owner: Union[FunctionNode, ast.Module],
         name: str,
         position: int,
+        entry: str = "",
     ) -> str:
         value: Optional[ast.expr] = next((k.value for k in call.keywords if k.arg == name), None)
         for index, arg in enumerate(call.args):
@@ -769,18 +839,29 @@ class _Summarizer:
             if index == position:
                 value = arg
         if value is not None:
+            if entry:
+                return self._passed_entry(value, scope, owner, entry)
             return self._passed_value(value, scope, owner)
         for keyword in call.keywords:
             if keyword.arg is not None:
                 continue
             spread = keyword.value
+            if entry:  # the dict itself in a `**` spread: a dict inside a dict, not followed
+                keys = _spread_keys(self.facts, spread, scope)
+                if keys is None or name in keys:
+                    return "?"
+                continue
             if isinstance(spread, ast.Name) and not isinstance(owner, ast.Module):
                 bindings = lookup(spread.id, scope) or []
-                if [b.node for b in bindings] == [owner.args.kwarg] and self._only_called(owner):
+                if (
+                    [b.node for b in bindings] == [owner.args.kwarg]
+                    and not self._mutated(bindings[0])
+                    and self._only_called(owner)
+                ):
                     return f"p:{name}:-1"  # the caller's own `**kwargs`, passed on
-            entries = _spread_keys(self.facts, spread, scope)
-            if entries is None or name in entries:
-                return "?"
+            passed = self._passed_entry(spread, scope, owner, name)
+            if passed:
+                return passed
         return ""
 
     def _passed_value(
@@ -793,6 +874,56 @@ class _Summarizer:
             if found is not None:
                 return f"p:{found[0]}:{found[1]}"
         return "?"
+
+    def _passed_entry(
+        self, value: ast.expr, scope: Scope, owner: Union[FunctionNode, ast.Module], entry: str
+    ) -> str:
+        """What the dict ``value`` holds at the key ``entry``: ``""`` no such key (a dict
+        followed to all its keys: literals, copies, updates, a function's returned dict),
+        ``"p:..."`` the caller's own dict parameter decides, else ``"?"`` (a key that is there
+        is taken as maybe true: a value the model cannot follow on one path may be lost in
+        the union of the paths)."""
+        keys = _spread_keys(self.facts, value, scope)
+        if keys is not None:
+            return "?" if entry in keys else ""
+        found = self._dict_parameter(value, scope, owner)
+        if found is not None:
+            return f"p:{found[0]}:{found[1]}:{entry}"
+        return "?"
+
+    def _dict_parameter(
+        self, value: ast.expr, scope: Scope, owner: Union[FunctionNode, ast.Module]
+    ) -> Optional[tuple[str, int]]:
+        """``(name, its position)`` when ``value`` is only the parameter ``name`` of
+        ``owner`` (a dict its callers pass: nerf-pytorch's ``render_path(...,
+        render_kwargs)``), without a default other than None, changed in place nowhere in
+        the module, and ``owner`` is called only by its name."""
+        if not isinstance(value, ast.Name) or isinstance(owner, ast.Module):
+            return None
+        bindings = lookup(value.id, scope) or []
+        if len(bindings) != 1:
+            return None
+        (binding,) = bindings
+        default = binding.value
+        if (
+            binding.kind != "param"
+            or binding.scope.node is not owner
+            or not (default is None or _is_none(default))
+            or self._mutated(binding)
+            or not self._only_called(owner)
+        ):
+            return None
+        positional = [a.arg for a in (*owner.args.posonlyargs, *owner.args.args)]
+        return value.id, positional.index(value.id) if value.id in positional else -1
+
+    def _mutated(self, binding: Binding) -> bool:
+        """Whether the dict a parameter binds is changed in place (``kw["k"] = v``,
+        ``kw.update(...)``) where its name reads that parameter."""
+        return any(
+            binding in (lookup(m.name, m.scope) or ())
+            for m in self.facts.builder.dict_mutations
+            if m.name == getattr(binding.node, "arg", None)
+        )
 
     def _only_called(self, function: FunctionNode) -> bool:
         """Whether the function's callers are all calls by its name: not a method (called on
@@ -1033,12 +1164,14 @@ class _Summarizer:
         return found
 
     def _workers(self) -> set[str]:
-        """Functions passed as ``worker_init_fn``: to a loader of this module, or by keyword to
-        any call (a loader class of another module, a builder that forwards it)."""
+        """Functions passed as ``worker_init_fn``: to a loader of this module (by position
+        too: the DataLoader's, or those of the class's own ``__init__``), or by keyword to any
+        call (a loader class of another module, a builder that forwards it). By position to
+        a class of another module: :meth:`_positional_callables`, decided by the index."""
         found: set[str] = set()
         passed: list[tuple[ast.expr, Scope]] = []
         for loader in self.facts.dataloader_calls:
-            value = loader.argument("worker_init_fn")
+            value = loader.argument("worker_init_fn") or self._by_own_position(loader)
             if value is not None:
                 passed.append((value, loader.scope))
         for call, scope in self.facts.builder.calls:
@@ -1064,6 +1197,50 @@ class _Summarizer:
                         if key is not None:
                             found.add(key)
         return found
+
+    def _by_own_position(self, loader: LoaderCall) -> Optional[ast.expr]:
+        """The positional argument a loader class of this module with its own ``__init__``
+        takes as its ``worker_init_fn`` parameter (the first class among the call's
+        meanings that has one)."""
+        if not loader.custom_init or loader.partial is not None:
+            return None
+        for meaning in self.facts.resolver.meanings(loader.call.func, loader.scope):
+            init = _init_of(meaning) if isinstance(meaning, ast.ClassDef) else None
+            if init is not None and "worker_init_fn" in init.positional:
+                signature = Signature(init.positional)
+                return signature.argument(loader.call, "worker_init_fn")
+        return None
+
+    def _positional_callables(self) -> tuple[tuple[str, str, int], ...]:
+        """This module's functions passed by position (before any ``*args``) to a class or
+        function of another module (see :attr:`ModuleSummary.positional_callables`)."""
+        facts = self.facts
+        found: dict[tuple[str, str, int], None] = {}
+        names = {function.name for function, _ in facts.builder.functions}
+        loaders = facts.loaders_by_call
+        for call, scope in facts.builder.calls:
+            if id(call) in loaders:
+                continue  # a loader class this module knows: :meth:`_workers` reads it
+            arguments = []
+            for position, arg in enumerate(call.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                if not _may_name(arg, names):
+                    continue  # the cheap gate: no name of a function of the module in it
+                for option in self._callables(arg, scope):
+                    for meaning in facts.resolver.meanings(option, scope):
+                        if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                            key = self.keys.get(id(meaning))
+                            if key is not None:
+                                arguments.append((key, position))
+            if not arguments:
+                continue
+            owner = facts.enclosing_function(scope)
+            for reference in self._references(call, scope, owner):
+                if reference.startswith("="):
+                    for key, position in arguments:
+                        found[(key, reference, position)] = None
+        return tuple(found)
 
     def _stored_workers(self) -> list[tuple[ast.expr, Scope]]:
         """Values stored as ``kwargs["worker_init_fn"] = ...`` (a keyword dict a loader is
@@ -1295,13 +1472,32 @@ def _never_true(test: ast.expr, scope: Scope) -> bool:
     )
 
 
+def _may_name(expr: ast.expr, names: set[str]) -> bool:
+    """Whether ``expr`` may be one of the functions named ``names`` as
+    :meth:`_Summarizer._callables` reads it: the name, an arm of a conditional, or the first
+    argument of a call (``functools.partial(f, ...)``)."""
+    if isinstance(expr, ast.Name):
+        return expr.id in names
+    if isinstance(expr, ast.IfExp):
+        return _may_name(expr.body, names) or _may_name(expr.orelse, names)
+    if isinstance(expr, ast.Call) and expr.args:
+        return _may_name(expr.args[0], names)
+    return False
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
+
+
 def _spread_keys(facts: ModuleFacts, expr: ast.expr, scope: Scope) -> Optional[frozenset[str]]:
     """The keys a ``**`` spread may hold when all are known, else None."""
     spread = facts.binder.dict_value(expr, scope)
     return None if spread.open else frozenset(spread.entries)
 
 
-def passed_to(raw: bytes, key: str, name: str, position: int) -> list[tuple[tuple[str, ...], str]]:
+def passed_to(
+    raw: bytes, key: str, name: str, position: int, entry: str = ""
+) -> list[tuple[tuple[str, ...], str]]:
     """:meth:`_Summarizer.passed` for the module in ``raw`` (parsed on demand: only for a
     seeding call behind a parameter); none when it does not parse. Config files are not
     followed (a dict read from one is open: its keys may be anything)."""
@@ -1311,7 +1507,7 @@ def passed_to(raw: bytes, key: str, name: str, position: int) -> list[tuple[tupl
         return []
     facts = ModuleFacts(tree)
     try:
-        return _Summarizer(facts).passed(key, name, position)
+        return _Summarizer(facts).passed(key, name, position, entry)
     finally:
         facts.release()
 
@@ -1425,6 +1621,7 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
         "configs": [list(entry) for entry in summary.configs],
         "lightning": summary.lightning,
         "worker_loaders": list(summary.worker_loaders),
+        "positional_callables": [list(entry) for entry in summary.positional_callables],
     }
 
 
@@ -1566,6 +1763,10 @@ def from_json(data: Any) -> ModuleSummary:
             configs=tuple((str(path), str(digest)) for path, digest in data["configs"]),
             lightning=bool(data["lightning"]),
             worker_loaders=tuple(map(str, data["worker_loaders"])),
+            positional_callables=tuple(
+                (str(key), str(reference), int(position))
+                for key, reference, position in data["positional_callables"]
+            ),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"not a module summary: {error}") from error
