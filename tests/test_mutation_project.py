@@ -734,28 +734,3 @@ def test_standard_input_is_checked_as_given_not_as_on_disk(
         ]  # fmt: skip
     else:
         assert found == []
-
-
-@pytest.mark.parametrize(
-    ("text", "read"),
-    [
-        ("from helper import Helper\n\n\nclass Base(Helper):\n    pass\n", True),
-        ("from helper import Helper\n\n\nclass Base(object, Helper[int]):\n    pass\n", True),
-        ("  class Inner(pkg.Base):\n", True),
-        ("import torch.nn as nn\n\n\nclass Net(nn.Module):\n    pass\n", False),
-        ("class Data(torch.utils.data.Dataset):\n    pass\n", False),
-        ("class Plain:\n    pass\n\n\nclass Other(object):\n    pass\n", False),
-        ("class Meta(metaclass=ABCMeta):\n    pass\n", False),
-        ("class Many(*bases):\n    pass\n", False),
-        ("class Kind(Enum):\n    A = 1\n\n\nclass Box(Generic[T]):\n    pass\n", False),
-        ("class Empty():\n    pass\n", False),
-        ("text = 'a class (Helper) in words'\n", False),
-    ],
-)
-def test_a_module_deriving_from_a_project_class_is_read(text: str, read: bool) -> None:
-    """A class whose base may be a project class inherits that base's seeding: its module
-    needs a tree though it has no seeding word (study D: a base class of a module summarised
-    from its bytes)."""
-    from seedlint.project.summary import needs_tree
-
-    assert needs_tree(text.encode()) is read

@@ -343,8 +343,6 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
         return True  # a helper that may return a dataset (`def omniglot(): return Omniglot()`)
     if words.any(_STAR_WORDS):
         return True  # a re-export of a seeding helper or a loader class may come through it
-    if b"class" in raw and derives_from_project(raw):
-        return True  # a subclass inherits its base's seeding (`__init__`, `super().__init__()`)
     if not words.has_folded(b"seed"):  # `seed`, `Seed`, `SEED`, in one scan
         if (
             words.any(_OWN_SEEDING_PACKAGES)  # imported from its library (`from transformers`)
@@ -367,54 +365,6 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
                 return True
         at = lower.find(b"seed", at + 4)
     return may_mean(raw, _SEEDING)
-
-
-# A class statement's bases (up to the first `)`: a call in the list is read as its start).
-_CLASS_BASES = re.compile(rb"^[ \t]*class[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*\(([^)]*)", re.M)
-# Bases that hold no project code: builtins, typing and the standard library's usual bases.
-_NO_PROJECT_BASES = frozenset(
-    (
-        b"object",
-        b"Exception",
-        b"BaseException",
-        b"ValueError",
-        b"RuntimeError",
-        b"type",
-        b"dict",
-        b"list",
-        b"tuple",
-        b"set",
-        b"str",
-        b"int",
-        b"float",
-        b"ABC",
-        b"Enum",
-        b"IntEnum",
-        b"NamedTuple",
-        b"TypedDict",
-        b"Protocol",
-        b"Generic",
-    )
-)
-# Dotted bases a project class cannot be spelled as (PyTorch's own: `nn.Module`,
-# `torch.utils.data.Dataset`), unless the project names a module `nn` or `torch`.
-_LIBRARY_BASE_HEADS = (b"nn.", b"torch.", b"abc.", b"enum.", b"typing.")
-
-
-def derives_from_project(raw: bytes) -> bool:
-    """Whether the bytes may define a class deriving from a class of the project: a base
-    other than a builtin, a usual standard-library base or a dotted PyTorch name. Its
-    ``__init__`` (or the one it calls with ``super()``) may seed: the index must read the
-    class's bases, whatever else the module's words say."""
-    for match in _CLASS_BASES.finditer(raw):
-        for base in match.group(1).split(b","):
-            name = base.strip().split(b"[", 1)[0].strip()
-            if not name or b"=" in name or name.startswith(b"*"):
-                continue  # a keyword (`metaclass=...`), `*bases`: no base of its own
-            if name in _NO_PROJECT_BASES or name.startswith(_LIBRARY_BASE_HEADS):
-                continue
-            return True
-    return False
 
 
 # The summary of a module that :func:`needs_tree` rules out: whether it may draw is looked
