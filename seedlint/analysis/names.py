@@ -162,6 +162,10 @@ class ScopeBuilder(ast.NodeVisitor):
         # names with no starred one (what the name holds is that element of ``value``)
         self.unpacked: dict[int, tuple[ast.expr, int]] = {}
         self._depth = 0  # conditional nesting inside the current scope
+        # id(function) -> the values of its own `return` statements (None: a bare `return`),
+        # and the functions that yield (generators): what `function_returns` finds, in one walk
+        self.returns: dict[int, list[Optional[ast.expr]]] = {}
+        self.generators: set[int] = set()
         self.scope_of[id(module)] = self.module_scope
         self.generic_visit(module)
 
@@ -418,6 +422,20 @@ class ScopeBuilder(ast.NodeVisitor):
         for star in (args.vararg, args.kwarg):
             if star is not None:
                 scope.add(star.arg, Binding("vararg", scope, star))
+
+    def visit_Return(self, node: ast.Return) -> None:
+        self.returns.setdefault(id(self.scope.node), []).append(node.value)
+        if node.value is not None:
+            self.visit(node.value)
+
+    def visit_Yield(self, node: ast.Yield) -> None:
+        self.generators.add(id(self.scope.node))
+        if node.value is not None:
+            self.visit(node.value)
+
+    def visit_YieldFrom(self, node: ast.YieldFrom) -> None:
+        self.generators.add(id(self.scope.node))
+        self.visit(node.value)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         for default in [*node.args.defaults, *node.args.kw_defaults]:

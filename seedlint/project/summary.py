@@ -35,7 +35,7 @@ from seedlint.analysis.names import (
 )
 from seedlint.analysis.regions import region_calls
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
-from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value, function_returns
+from seedlint.analysis.values import ABSENT, ANYTHING, OBJECT, UNKNOWABLE, Value
 from seedlint.analysis.workers import (
     LIGHTNING_MODULES,
     installs_worker_seeding,
@@ -922,7 +922,10 @@ class _Summarizer:
         if not isinstance(function, ast.FunctionDef) or function.decorator_list:
             return ()
         facts = self.facts
-        returns = function_returns(function)
+        builder = facts.builder
+        if id(function) in builder.generators:
+            return ()  # as `function_returns`: a generator's values are not followed
+        returns = builder.returns.get(id(function))
         if not returns:
             return ()
         scope = facts.resolver.scope_of(function)
