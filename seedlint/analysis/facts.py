@@ -568,6 +568,8 @@ class ModuleFacts:
         construction stores on ``self`` (``self.x = np.random.RandomState(...)``) in the
         methods :meth:`init_methods` gives (``__init__`` and what it calls on ``self``)."""
         found: dict[int, list[CopiedRng]] = {}
+        if not self.may_make_rng:
+            return found
         for node, _ in self.builder.classes:
             rngs: list[CopiedRng] = []
             for method in self.init_methods(node):
@@ -678,6 +680,15 @@ class ModuleFacts:
                     return item
             stack.extend(sorted(self.resolver.class_bases(current), key=_meaning_order))
         return None
+
+    @cached_property
+    def may_make_rng(self) -> bool:
+        """Whether the module may call an RNG object factory (:data:`RNG_OBJECT_FACTORIES`):
+        its text spells one's last name (an alias of one is spelled where it is made), or the
+        module has a star import, or no text to read."""
+        if not self.text or self.builder.star_imports:
+            return True
+        return any(word in self.text for word in _FACTORY_WORDS)
 
     def _rng_factory(self, expr: Optional[ast.expr], scope: Scope) -> Optional[str]:
         if not isinstance(expr, ast.Call):
@@ -845,6 +856,7 @@ RNG_OBJECT_FACTORIES: frozenset[str] = frozenset(
         "torch.Generator",
     }
 )
+_FACTORY_WORDS = tuple(sorted({name.rsplit(".", 1)[-1] for name in RNG_OBJECT_FACTORIES}))
 # The methods a DataLoader worker calls on the dataset to fetch items.
 ITEM_METHODS = ("__getitem__", "__getitems__", "__iter__")
 DATASET_BASES: frozenset[str] = frozenset(
