@@ -296,8 +296,6 @@ _LOADER_WORDS = (
 # a base class of one, an object a dataset holds (a transform); an RNG factory's word.
 _RNG_OBJECT_WORDS = (b"default_rng", b"RandomState", b"Random(", b"Generator(")
 _DATASET_WORDS = (b"Dataset", b"__getitem__", b"__iter__")
-# A helper returning a dataset.
-_HELPER_WORDS = (b"return",)
 # A star import (`from helpers import *`, `from .loaders import *`): what it binds is known
 # only from the tree, and may be a seeding helper or a loader class others import from here.
 _STAR_WORDS = (b"import *", b"import*")
@@ -308,13 +306,11 @@ register(
         *_RNG_OBJECT_WORDS,
         *_DATASET_WORDS,
         *_STAR_WORDS,
-        *_HELPER_WORDS,
         b"__main__",
         *_OWN_SEEDING_WORDS,
         *_OWN_SEEDING_PACKAGES,
     )
 )  # looked up in every module
-register((b"dataset",), folded=True)  # a helper returning a dataset, in any case
 _DRAW_WORDS = (
     b"nn.",
     b"rand",
@@ -339,8 +335,6 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
         return True  # loader builders, their callers, loader classes, star-import targets
     if words.any(_RNG_OBJECT_WORDS):
         return True  # a class holding an RNG object: a dataset, its base, a transform it holds
-    if words.any(_HELPER_WORDS) and words.has_folded(b"dataset"):
-        return True  # a helper that may return a dataset (`def omniglot(): return Omniglot()`)
     if words.any(_STAR_WORDS):
         return True  # a re-export of a seeding helper or a loader class may come through it
     if not words.has_folded(b"seed"):  # `seed`, `Seed`, `SEED`, in one scan
