@@ -18,6 +18,7 @@ An expression evaluates to a :class:`Value`:
 from __future__ import annotations
 
 import ast
+import functools
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -289,6 +290,7 @@ class ValueEvaluator:
         self._calls_active: set[int] = set()
         self._construction_memo: dict[int, list[tuple[ast.Call, Scope]]] = {}
         self._self_memo: dict[int, _SelfAssignments] = {}
+        self._uncalled: Optional[frozenset[str]] = None
 
     # -- flow ----------------------------------------------------------------------------------
     def reaching(self, read: ast.Name, scope: Scope, bindings: list[Binding]) -> list[Binding]:
@@ -1060,6 +1062,79 @@ class ValueEvaluator:
             if last in names and cls in self.resolver.meanings(func, scope):
                 found.append((call, scope))
         self._construction_memo[id(cls)] = found
+        return found
+
+    def from_callers(
+        self, function: Union[ast.FunctionDef, ast.AsyncFunctionDef], names: Iterable[str]
+    ) -> Optional[list[tuple[dict[str, Value], Scope]]]:
+        """What each of this module's calls of ``function`` passes for its parameters
+        ``names`` (the default where the call leaves one out), one dict per call, with the
+        scope the call is in: calls by the
+        function's name and, for a plain method, ``self.method(...)`` in the methods of its
+        class. None where not every call can be seen here: the function is decorated, its name
+        is used other than called (a callback, a ``functools.partial``), or nothing here calls
+        it."""
+        scope = self.builder.scope_of.get(id(function))
+        if scope is None or function.decorator_list:
+            return None
+        if function.name in self._names_not_called():
+            return None
+        parent = scope.parent
+        method = parent is not None and isinstance(parent.node, ast.ClassDef)
+        calls = list(self._calls_of(function))
+        if parent is not None and isinstance(parent.node, ast.ClassDef):
+            calls.extend(self._self_calls(parent.node, function.name))
+        parameters: dict[str, Binding] = {}
+        for name in names:
+            binding = next((b for b in scope.bindings.get(name, ()) if b.kind == "param"), None)
+            if binding is None:
+                return None
+            parameters[name] = binding
+        if not calls:
+            return None
+        found: list[tuple[dict[str, Value], Scope]] = []
+        for call, call_scope in calls:
+            where = f"`{function.name}(...)`, line {call.lineno}"
+            values: dict[str, Value] = {}
+            for name, binding in parameters.items():
+                passed = self._argument_for(call, call_scope, function, name, skip_self=method)
+                default = functools.partial(self._default, binding)
+                values[name] = _replace_absent(with_origin(passed, where, call.lineno), default)
+            found.append((values, call_scope))
+        return found
+
+    def _names_not_called(self) -> frozenset[str]:
+        """The names (and attribute names) the module reads other than as a call's callee."""
+        if self._uncalled is None:
+            called: set[int] = set()
+            found: set[str] = set()
+            for node in ast.walk(self._module):  # a call before its callee
+                if isinstance(node, ast.Call):
+                    called.add(id(node.func))
+                elif id(node) in called or not isinstance(getattr(node, "ctx", None), ast.Load):
+                    continue
+                elif isinstance(node, ast.Name):
+                    found.add(node.id)
+                elif isinstance(node, ast.Attribute):
+                    found.add(node.attr)
+            self._uncalled = frozenset(found)
+        return self._uncalled
+
+    def _self_calls(self, cls: ast.ClassDef, name: str) -> list[tuple[ast.Call, Scope]]:
+        """``self.name(...)`` in the plain methods of ``cls`` (``self`` their first
+        parameter)."""
+        found: list[tuple[ast.Call, Scope]] = []
+        for call, scope in self.builder.calls:
+            func = call.func
+            if not (
+                isinstance(func, ast.Attribute)
+                and func.attr == name
+                and isinstance(func.value, ast.Name)
+            ):
+                continue
+            bindings = lookup(func.value.id, scope) or []
+            if len(bindings) == 1 and _method_class(bindings[0]) is cls:
+                found.append((call, scope))
         return found
 
     def through_callers(self, expr: ast.expr, scope: Scope) -> Value:

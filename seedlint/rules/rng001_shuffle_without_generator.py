@@ -249,7 +249,11 @@ there is no fix at the loader (the message names the caller).
     def check(self, facts: ModuleFacts) -> Iterator[Violation]:
         project = ProjectLoaders.of(facts)
         for loader in [*facts.dataloader_calls, *project.loader_calls()]:
-            if _shuffles_unseeded(loader.args):
+            # A builder's defaults count where one of its calls leaves the parameter out (when
+            # every call is seen; else they count).
+            if _shuffles_unseeded(loader.args) and any(
+                _shuffles_unseeded(called.args) for called in project.as_called(loader)
+            ):
                 if _iterable_dataset(facts, loader) or reseeded_by_accelerate(facts, loader):
                     continue  # PyTorch raises / accelerate swaps in a seeded sampler
                 origin = describe_origin("shuffle", loader.args["shuffle"], is_truthy)

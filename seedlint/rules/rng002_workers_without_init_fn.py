@@ -280,7 +280,9 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
             off = verdict or ""
             if not (seeding or off) and (framework or handed_to_lightning(facts, loader)):
                 continue  # no program of the project reaches it: Lightning's option decides
-            if may_have_workers(loader) and lacks_init_fn(loader):
+            # A builder's defaults count where one of its calls leaves the parameter out (when
+            # every call is seen; else they count).
+            if _unseeded_workers(loader) and any(map(_unseeded_workers, project.as_called(loader))):
                 if seeding or off.startswith("off:"):
                     seeder_at = None if seeding else off[len("off:") :]
                     yield WorkersWithoutInitFnViolation(
@@ -435,3 +437,7 @@ def _generator_seed(
     if unseeded:
         return True, None if seed.origin == "initial_seed" else seed
     return False, seed if seed.origin == "program" else None
+
+
+def _unseeded_workers(loader: LoaderCall) -> bool:
+    return may_have_workers(loader) and lacks_init_fn(loader)
