@@ -253,6 +253,16 @@ FIXES = [
         [],
     ),
     (
+        "rng004 never writes again an argument that may be None with no test on the way",
+        "import random\nimport sys\n\nimport torch\n\n"
+        "seed = int(sys.argv[1]) if sys.argv[1:] else None\n"
+        "random.seed(seed)\nmodel = torch.nn.Linear(2, 2)\n",
+        "import random\nimport sys\n\nimport torch\n\n"
+        "seed = int(sys.argv[1]) if sys.argv[1:] else None\n"
+        "random.seed(seed)\nmodel = torch.nn.Linear(2, 2)\n",
+        [],
+    ),
+    (
         "rng004 inside a match statement's case: the seed goes into the case",
         "import random\nimport sys\n\nimport torch\n\nmatch sys.argv[1:]:\n    case []:\n"
         "        random.seed(5)\n        model = torch.nn.Linear(2, 2)\n",

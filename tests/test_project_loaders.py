@@ -98,6 +98,7 @@ def test_without_a_project_same_module_callers_still_count() -> None:
         (8, "RNG001"),
         (29, "RNG001"),
         (43, "RNG001"),
+        (57, "RNG001"),  # its only caller is in another module: the default counts
     ]
 
 

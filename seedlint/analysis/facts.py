@@ -283,6 +283,11 @@ class ModuleFacts:
                 args = {**args, name: without_none(args[name])}
         return args
 
+    def not_none_here(self, expr: ast.expr, scope: Scope) -> bool:
+        """The tests on every path to ``expr`` (a name or attributes on one, read in ``scope``'s
+        own statements) show it is not None where it is read."""
+        return isinstance(expr, (ast.Name, ast.Attribute)) and self._guarded(expr, scope)
+
     def _guarded(self, expr: ast.expr, scope: Scope) -> bool:
         """The tests on every path to ``expr`` (in its function's or module's own statements)
         show it is not None."""

@@ -10,15 +10,19 @@ An expression evaluates to a :class:`Value`:
 * *unknowable*: a parameter without a default, ``*args``/``**kwargs`` received from a caller.
   Rules never report on it.
 * *anything*: every other expression. It may take any value, so a rule treats it as possibly
-  hazardous.
+  hazardous. Where some paths give known values and others anything (``g if a else None`` with
+  ``g`` of another module), the known ones are kept beside it (:attr:`Value.seen`): a hazardous
+  value on one path is a finding, the unknown part alone is none.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Callable, Optional, Union
 
 from seedlint.analysis.configs import (
@@ -48,6 +52,10 @@ class _Marker:
 
 OBJECT = _Marker("OBJECT")  # a non-None object whose value is not known
 ABSENT = _Marker("ABSENT")  # the argument is not passed: the parameter's default applies
+# A number no greater than 0 whose value is not known (``min(os.cpu_count(), 0)``): never
+# None, may be true (a negative number), never a count of workers (DataLoader raises for a
+# negative ``num_workers``).
+AT_MOST_ZERO = _Marker("AT_MOST_ZERO")
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,11 @@ class Value:
     # Where known options come from when that is not the expression itself: (option, where).
     # Not part of the value's identity.
     origins: tuple[tuple[object, Where], ...] = field(default=(), compare=False)
+    # With ``options`` None (may be anything): the known options some paths give beside it.
+    seen: frozenset[object] = frozenset()
+    # With ``options`` known: some other path gives a value only a caller knows (unknowable),
+    # so no option is certain to be the value on every path.
+    partial: bool = False
 
     @property
     def is_anything(self) -> bool:
@@ -81,8 +94,20 @@ class Value:
         return any(predicate(option) for option in self.options)
 
     def known_may(self, predicate: Callable[[object], bool]) -> bool:
-        """Whether a *known* option satisfies ``predicate`` (anything and unknowable: no)."""
-        return self.options is not None and any(predicate(o) for o in self.options)
+        """Whether a *known* option satisfies ``predicate``: one of the options, or of those
+        seen on some paths beside anything (anything and unknowable alone: no)."""
+        options = self.seen if self.options is None else self.options
+        return any(predicate(o) for o in options)
+
+    def always(self, predicate: Callable[[object], bool]) -> bool:
+        """Whether every path certainly gives a value satisfying ``predicate``: known options
+        only, all satisfying it (anything, unknowable, a caller's value on some path: no)."""
+        return (
+            bool(self.options)
+            and not self.unknowable
+            and not self.partial
+            and all(predicate(o) for o in self.options or ())
+        )
 
     def known(self) -> frozenset[object]:
         return self.options or frozenset()
@@ -114,18 +139,21 @@ def describe_origin(
 def with_origin(value: Value, text: str, row: int = 0, path: str = "") -> Value:
     """``value`` with where it is set (``text``: a few words with the line; ``row`` and
     ``path`` apart) recorded for its known options that have no origin yet."""
-    if not value.options:
+    options = value.seen if value.options is None else value.options
+    if not options:
         return value
     where = Where(text, row, path)
     recorded = {id(option) for option, _ in value.origins}
     missing = tuple(
         (option, where)
-        for option in value.options
-        if id(option) not in recorded and option is not ABSENT and option is not OBJECT
+        for option in options
+        if id(option) not in recorded and not isinstance(option, _Marker)
     )
     if not missing:
         return value
-    return Value(value.options, value.unknowable, value.origins + missing)
+    return Value(
+        value.options, value.unknowable, value.origins + missing, value.seen, value.partial
+    )
 
 
 ANYTHING = Value(None)
@@ -149,20 +177,31 @@ def known(*options: object) -> Value:
 
 
 def union(values: Iterable[Value]) -> Value:
-    """Either of several values: a known path stays visible beside an unknowable one."""
+    """Either of several values: a known path stays visible beside an unknowable one (the
+    result is then :attr:`~Value.partial`) and beside one that may be anything (the result
+    may be anything, with the known options :attr:`~Value.seen`)."""
     collected: set[object] = set()
     origins: list[tuple[object, Where]] = []
-    any_known = False
+    any_known = anything = partial = False
     for value in values:
-        if value.is_anything:
-            return ANYTHING
-        if not value.unknowable:
+        if value.unknowable:
+            partial = True
+            continue
+        if value.options is None:
+            anything = True
+            collected |= value.seen
+        else:
             any_known = True
-            collected |= value.known()
-            origins.extend(value.origins)
+            partial = partial or value.partial
+            collected |= value.options
+        origins.extend(value.origins)
+    if anything:
+        if not collected:
+            return ANYTHING
+        return Value(None, origins=tuple(origins), seen=frozenset(collected))
     if not any_known:
         return UNKNOWABLE
-    return Value(frozenset(collected), origins=tuple(origins))
+    return Value(frozenset(collected), origins=tuple(origins), partial=partial)
 
 
 def without_none(value: Value) -> Value:
@@ -174,14 +213,14 @@ def without_none(value: Value) -> Value:
     if not rest:
         return known(OBJECT)
     origins = tuple((option, where) for option, where in value.origins if option is not None)
-    return Value(rest, value.unknowable, origins)
+    return Value(rest, value.unknowable, origins, partial=value.partial)
 
 
 def is_truthy(option: object) -> bool:
     """Whether a known option may be true (ABSENT is never; OBJECT may be)."""
     if option is ABSENT:
         return False
-    if option is OBJECT:
+    if option is OBJECT or option is AT_MOST_ZERO:
         return True
     try:
         return bool(option)
@@ -206,6 +245,27 @@ _OBJECT_EXPRESSIONS = (
     ast.JoinedStr,
 )
 _BUILTIN_CONSTANTS = {"True": True, "False": False, "None": None}
+# Builtins evaluated over the known options of their arguments (when the name is the builtin).
+_BUILTIN_FUNCTIONS: dict[str, Callable[..., object]] = {
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "round": round,
+    "abs": abs,
+    "len": len,
+    "min": min,
+    "max": max,
+}
+_KEEP_SIGN = frozenset({"int", "float", "round"})  # of a number <= 0: a number <= 0
+_PLAIN = (bool, int, float, str, bytes, type(None))
+_MAX_COMBINATIONS = 64
+
+
+def _at_most_zero(option: object) -> bool:
+    """A number no greater than 0 (``False`` is 0)."""
+    if option is AT_MOST_ZERO:
+        return True
+    return isinstance(option, (int, float)) and option <= 0
 
 
 # A part of a loaded config: (the whole config, the entry at hand).
@@ -230,6 +290,7 @@ class ValueEvaluator:
         self._calls_active: set[int] = set()
         self._construction_memo: dict[int, list[tuple[ast.Call, Scope]]] = {}
         self._self_memo: dict[int, _SelfAssignments] = {}
+        self._uncalled: Optional[frozenset[str]] = None
 
     # -- flow ----------------------------------------------------------------------------------
     def reaching(self, read: ast.Name, scope: Scope, bindings: list[Binding]) -> list[Binding]:
@@ -321,7 +382,10 @@ class ValueEvaluator:
             inner = self.evaluate(expr.operand, scope)
             if inner.options is None or inner.unknowable:
                 return ANYTHING
-            return Value(frozenset(not is_truthy(o) for o in inner.options))
+            negated = {not is_truthy(o) for o in inner.options}
+            if AT_MOST_ZERO in inner.options:
+                negated.add(True)  # it may be 0
+            return Value(frozenset(negated), partial=inner.partial)
         if isinstance(expr, ast.BoolOp):
             return self._bool_op(expr, scope)
         if isinstance(expr, ast.Name):
@@ -345,6 +409,13 @@ class ValueEvaluator:
         if isinstance(expr, _OBJECT_EXPRESSIONS):
             return known(OBJECT)
         if isinstance(expr, ast.Call):
+            func = expr.func
+            if (
+                isinstance(func, ast.Name)
+                and func.id in _BUILTIN_FUNCTIONS
+                and self._is_builtin(func, scope)
+            ):
+                return self._builtin_call(expr, func.id, scope)
             if self.configs is not None and _is_get(expr):
                 read = self.config_read(expr, scope)
                 if read is not None:
@@ -357,6 +428,85 @@ class ValueEvaluator:
                 return known(OBJECT)
             return self._returned(expr, scope)
         return ANYTHING
+
+    # -- builtins -------------------------------------------------------------------------------
+    def _is_builtin(self, name: ast.Name, scope: Scope) -> bool:
+        """Whether ``name`` means Python's builtin: nothing in the module binds it (in any
+        scope the read sees), and no star import may bind it."""
+        if lookup(name.id, scope) is not None:
+            return False
+        builder = self.builder
+        if not builder.star_imports:
+            return True
+        names = builder.star_names
+        return bool(names) and "*" not in names and name.id not in names
+
+    def _builtin_call(self, call: ast.Call, name: str, scope: Scope) -> Value:
+        """``int(x)``, ``float``, ``bool``, ``round``, ``abs``, ``len``, ``min``, ``max`` of
+        known values: the builtin applied to each combination of its arguments' options. A
+        combination with an option not known (some object, a conversion that raises) gives
+        anything on that path; an argument that may be anything makes the result anything,
+        one only a caller knows makes it unknowable, except that ``min`` with an argument that
+        is a number no greater than 0 on every path is such a number (:data:`AT_MOST_ZERO`)."""
+        if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+            return ANYTHING  # `int(x, base=2)`, `min(xs, key=f)`, `min(*xs)`
+        args: list[ast.expr] = list(call.args)
+        if name in ("min", "max") and len(args) == 1:
+            items = args[0]
+            if not isinstance(items, (ast.List, ast.Tuple, ast.Set)) or not items.elts:
+                return ANYTHING  # an iterable the model does not follow
+            if any(isinstance(e, ast.Starred) for e in items.elts):
+                return ANYTHING
+            args = list(items.elts)
+        values = [self.evaluate(arg, scope) for arg in args]
+        if name == "min" and any(v.always(_at_most_zero) for v in values):
+            exact = self._apply_builtin(name, values)
+            if exact.options is not None and not exact.unknowable:
+                return exact
+            return known(AT_MOST_ZERO)
+        if any(v.options is None and not v.unknowable for v in values):
+            return ANYTHING
+        if any(v.unknowable for v in values):
+            return UNKNOWABLE
+        return self._apply_builtin(name, values)
+
+    def _apply_builtin(self, name: str, values: list[Value]) -> Value:
+        """The builtin ``name`` over every combination of the known ``values``' options."""
+        function = _BUILTIN_FUNCTIONS[name]
+        combinations = 1
+        for value in values:
+            if value.options is None or value.unknowable:
+                return ANYTHING
+            combinations *= len(value.options)
+        if combinations > _MAX_COMBINATIONS:
+            return ANYTHING
+        where = {id(option): found for v in values for option, found in v.origins}
+        results: set[object] = set()
+        origins: list[tuple[object, Where]] = []
+        unknown = False
+        for combination in product(*(sorted(v.known(), key=repr) for v in values)):
+            if len(combination) == 1 and combination[0] is AT_MOST_ZERO and name in _KEEP_SIGN:
+                results.add(AT_MOST_ZERO)  # int, float or round of a number <= 0 is one
+                continue
+            if not all(isinstance(o, _PLAIN) for o in combination):
+                unknown = True  # some object, or an argument not passed
+                continue
+            try:
+                result = function(*combination)
+            except (TypeError, ValueError, OverflowError, ZeroDivisionError, MemoryError):
+                unknown = True  # raises on this path: not a value the model knows
+                continue
+            if not isinstance(result, _PLAIN):  # pragma: no cover - the builtins give plain
+                unknown = True
+                continue
+            results.add(result)
+            found = next((where[id(o)] for o in combination if id(o) in where), None)
+            if found is not None:
+                origins.append((result, found))
+        partial = any(v.partial for v in values)
+        if unknown:
+            return Value(None, origins=tuple(origins), seen=frozenset(results))
+        return Value(frozenset(results), origins=tuple(origins), partial=partial)
 
     def _keyword_get(self, call: ast.Call, scope: Scope) -> Optional[Value]:
         """``kwargs.get("key", default)`` on a function's ``**kwargs``: what this module's calls
@@ -914,6 +1064,79 @@ class ValueEvaluator:
         self._construction_memo[id(cls)] = found
         return found
 
+    def from_callers(
+        self, function: Union[ast.FunctionDef, ast.AsyncFunctionDef], names: Iterable[str]
+    ) -> Optional[list[tuple[dict[str, Value], Scope]]]:
+        """What each of this module's calls of ``function`` passes for its parameters
+        ``names`` (the default where the call leaves one out), one dict per call, with the
+        scope the call is in: calls by the
+        function's name and, for a plain method, ``self.method(...)`` in the methods of its
+        class. None where not every call can be seen here: the function is decorated, its name
+        is used other than called (a callback, a ``functools.partial``), or nothing here calls
+        it."""
+        scope = self.builder.scope_of.get(id(function))
+        if scope is None or function.decorator_list:
+            return None
+        if function.name in self._names_not_called():
+            return None
+        parent = scope.parent
+        method = parent is not None and isinstance(parent.node, ast.ClassDef)
+        calls = list(self._calls_of(function))
+        if parent is not None and isinstance(parent.node, ast.ClassDef):
+            calls.extend(self._self_calls(parent.node, function.name))
+        parameters: dict[str, Binding] = {}
+        for name in names:
+            binding = next((b for b in scope.bindings.get(name, ()) if b.kind == "param"), None)
+            if binding is None:
+                return None
+            parameters[name] = binding
+        if not calls:
+            return None
+        found: list[tuple[dict[str, Value], Scope]] = []
+        for call, call_scope in calls:
+            where = f"`{function.name}(...)`, line {call.lineno}"
+            values: dict[str, Value] = {}
+            for name, binding in parameters.items():
+                passed = self._argument_for(call, call_scope, function, name, skip_self=method)
+                default = functools.partial(self._default, binding)
+                values[name] = _replace_absent(with_origin(passed, where, call.lineno), default)
+            found.append((values, call_scope))
+        return found
+
+    def _names_not_called(self) -> frozenset[str]:
+        """The names (and attribute names) the module reads other than as a call's callee."""
+        if self._uncalled is None:
+            called: set[int] = set()
+            found: set[str] = set()
+            for node in ast.walk(self._module):  # a call before its callee
+                if isinstance(node, ast.Call):
+                    called.add(id(node.func))
+                elif id(node) in called or not isinstance(getattr(node, "ctx", None), ast.Load):
+                    continue
+                elif isinstance(node, ast.Name):
+                    found.add(node.id)
+                elif isinstance(node, ast.Attribute):
+                    found.add(node.attr)
+            self._uncalled = frozenset(found)
+        return self._uncalled
+
+    def _self_calls(self, cls: ast.ClassDef, name: str) -> list[tuple[ast.Call, Scope]]:
+        """``self.name(...)`` in the plain methods of ``cls`` (``self`` their first
+        parameter)."""
+        found: list[tuple[ast.Call, Scope]] = []
+        for call, scope in self.builder.calls:
+            func = call.func
+            if not (
+                isinstance(func, ast.Attribute)
+                and func.attr == name
+                and isinstance(func.value, ast.Name)
+            ):
+                continue
+            bindings = lookup(func.value.id, scope) or []
+            if len(bindings) == 1 and _method_class(bindings[0]) is cls:
+                found.append((call, scope))
+        return found
+
     def through_callers(self, expr: ast.expr, scope: Scope) -> Value:
         """``expr``'s value, where it is a parameter that nothing else tells (no default): what
         this module's calls of its function pass for it (the default where a call passes
@@ -1139,7 +1362,9 @@ def _replace_absent(value: Value, default: Callable[[], Value]) -> Value:
     """``value`` with its ABSENT option (the argument not passed) replaced by the default."""
     if value.options is None or ABSENT not in value.options:
         return value
-    rest = Value(value.options - {ABSENT}) if len(value.options) > 1 else None
+    rest = (
+        Value(value.options - {ABSENT}, partial=value.partial) if len(value.options) > 1 else None
+    )
     return union([default()] if rest is None else [rest, default()])
 
 

@@ -17,7 +17,7 @@ from seedlint.analysis.libraries import (
     seeder,
 )
 from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, lookup
-from seedlint.analysis.values import ABSENT, describe_origin, is_none_or_absent
+from seedlint.analysis.values import ABSENT, AT_MOST_ZERO, describe_origin, is_none_or_absent
 from seedlint.core import Origin
 
 WorkerFunction = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
@@ -30,7 +30,11 @@ def may_have_workers(loader: LoaderCall) -> bool:
 
 
 def _may_be_nonzero(option: object) -> bool:
-    return option is not ABSENT and option is not None and option != 0
+    """A count of workers: not absent, None or 0, nor a number no greater than 0 (PyTorch's
+    DataLoader raises ``ValueError`` for a negative ``num_workers``)."""
+    return (
+        option is not ABSENT and option is not None and option != 0 and option is not AT_MOST_ZERO
+    )
 
 
 def workers_origin(loader: LoaderCall) -> Optional[Origin]:

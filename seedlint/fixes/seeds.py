@@ -46,6 +46,7 @@ from typing import Optional, Union
 from seedlint.analysis.facts import ModuleFacts, SeedCall
 from seedlint.analysis.names import Binding, Scope, lookup
 from seedlint.analysis.seeding import Seeding
+from seedlint.analysis.values import without_none
 from seedlint.fixes.options import FixOptions
 
 Position = tuple[int, int]  # (1-based line, 0-based ast column)
@@ -317,9 +318,13 @@ def _helper_name(func: ast.expr) -> bool:
     )
 
 
-def reusable(facts: ModuleFacts, expr: ast.expr, origin: Scope, target: Scope) -> bool:
+def reusable(
+    facts: ModuleFacts, expr: ast.expr, origin: Scope, target: Scope, beside: bool = False
+) -> bool:
     """``expr`` (written in ``origin``) can be written again in ``target`` with the same meaning:
-    no calls or other effects, every name bound the same way, and never known to be None."""
+    no calls or other effects, every name bound the same way, and never known to be None.
+    ``beside``: it is written again right after its own statement, so the tests on the way to
+    it count (``if seed is not None: random.seed(seed)``: not None there)."""
     for node in ast.walk(expr):
         if isinstance(node, _UNSAFE_NODES):
             return False
@@ -327,7 +332,10 @@ def reusable(facts: ModuleFacts, expr: ast.expr, origin: Scope, target: Scope) -
             return False
     if isinstance(expr, ast.Constant):
         return isinstance(expr.value, int) and not isinstance(expr.value, bool)
-    return not facts.values.evaluate(expr, origin).known_may(_not_a_seed)
+    value = facts.values.evaluate(expr, origin)
+    if beside and facts.not_none_here(expr, origin):
+        value = without_none(value)
+    return not value.known_may(_not_a_seed)
 
 
 def _reusable_at(facts: ModuleFacts, expr: ast.expr, origin: Scope, target: Scope) -> bool:

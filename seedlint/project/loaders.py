@@ -10,6 +10,7 @@ index stands in (same-module builders and callers still count).
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass, replace
 from typing import Optional, Union
 
@@ -21,6 +22,7 @@ from seedlint.analysis.values import ABSENT, UNKNOWABLE, Value, known
 from seedlint.analysis.workers import may_have_workers
 from seedlint.project.index import ProjectIndex, Site, single
 from seedlint.project.summary import (
+    TOP_LEVEL,
     Init,
     builder_parameters,
     decode,
@@ -117,6 +119,41 @@ class ProjectLoaders:
                 shown[name] = f"{name}={text}" if text else name
             found.append(Binding(site.where, values, shown))
         return found
+
+    def as_called(self, loader: LoaderCall) -> list[LoaderCall]:
+        """The loader as each call of its function binds the arguments that are the function's
+        parameters, where every call of the function in the project is in this module and can
+        be seen (:meth:`ValueEvaluator.from_callers`): what the call passes, the default only
+        where it leaves the parameter out. Otherwise (no call in the project, a call in another
+        module, a callback) the loader as it is, each parameter its default: ``[loader]``."""
+        parameters = builder_parameters(self.facts, loader)
+        if not parameters:
+            return [loader]
+        owner = self.facts.enclosing_function(loader.scope)
+        if isinstance(owner, ast.Module):
+            return [loader]
+        if self._keys is None:
+            self._keys = module_keys(self.facts)
+        key = self._keys.get(id(owner))
+        if key is None:
+            return [loader]
+        path = os.path.abspath(self.facts.path or "<module>")
+        callers = self.index.callers((path, key))
+        if not callers or any(caller[0] != path for caller in callers):
+            return [loader]
+        calls = self.facts.values.from_callers(owner, parameters.values())
+        if calls is None:
+            return [loader]
+        seen = set()
+        for _, scope in calls:
+            caller = self.facts.enclosing_function(scope)
+            seen.add(TOP_LEVEL if isinstance(caller, ast.Module) else self._keys.get(id(caller)))
+        if seen != {caller[1] for caller in callers}:
+            return [loader]  # a caller whose call the module's own names do not show
+        return [
+            replace(loader, args={**loader.args, **{n: c[p] for n, p in parameters.items()}})
+            for c, _ in calls
+        ]
 
     def with_workers(self, loader: LoaderCall) -> list[LoaderCall]:
         """The loader as each path that may give it workers binds it: itself, when its own

@@ -157,8 +157,16 @@ are named on the command line), it also checks:
   methods set only to `RolloutStorage(...)`, a parameter annotated `pipeline: PromptPipeline`;
   not an instance returned by a function),
   and a call that makes the loader shuffle without a generator is reported at the DataLoader
-  call, the message naming it: `(shuffle=True from `train.py:12`)`. A builder that no code of
-  the project calls with a known value (a library's API, a caller passing its own parameter on)
+  call, the message naming it: `(shuffle=True from `train.py:12`)`. A parameter's default is
+  what a call leaving the parameter out gets. When every call of the builder in the project is
+  in the builder's own module and seen there (by its name, or `self.build(...)` in its class's
+  methods; the builder not decorated, its name not used other than called), the loader is judged
+  as each call binds it: a `generator=None` default that every call replaces by a generator is
+  no finding. A builder that nothing in the project calls (a library's API), or that is called
+  from another module or used as a callback, is judged by its defaults too: a default that
+  shuffles with no generator is reported (`(shuffle=True: default of `shuffle`, line 4)`), as
+  every caller taking the default gets that order. A parameter without a default that no call of
+  the project passes a known value for (a library's API, a caller passing its own parameter on)
   is not reported: what cannot be known is no finding.
 
 ## Why is this bad?
@@ -295,7 +303,11 @@ there is no fix at the loader (the message names the caller).
                         loader.call, no_fix, origin=origin, when=when
                     )
                     continue
-            elif _shuffles_unseeded(loader.args):
+            # A builder's defaults count where one of its calls leaves the parameter out (when
+            # every call is seen; else they count).
+            elif _shuffles_unseeded(loader.args) and any(
+                _shuffles_unseeded(called.args) for called in project.as_called(loader)
+            ):
                 if _iterable_dataset(facts, loader) or reseeded_by_accelerate(facts, loader):
                     continue  # PyTorch raises / accelerate swaps in a seeded sampler
                 origin = describe_origin("shuffle", loader.args["shuffle"], is_truthy)

@@ -92,7 +92,8 @@ together with `generator=g`.
 
 `num_workers` counts when it is a non-zero value, or an expression that may be non-zero
 (`args.workers` with no visible default, `os.cpu_count()`). It does not count when it is absent
-or `0`.
+or `0`, or certainly no greater than 0 (`min(os.cpu_count(), args.workers)` with `--workers`
+defaulting to 0: PyTorch raises for a negative count).
 
 Argument values are judged as the program computes them (the bindings that reach the call, `self`
 and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`,
@@ -105,8 +106,12 @@ whatever its name, and under the names the project re-exports it as (its own `__
 the positions), `DataLoader` or `torch` through a star import of a project module, or
 `DataLoader` re-exported by one. A builder whose `num_workers` (or `worker_init_fn`) is one of
 its parameters is reported when a call of it in the project gives the loader workers and no
-`worker_init_fn`; the message names that call: `(num_workers=4 from `train.py:12`)`. No caller
-found: no finding.
+`worker_init_fn`; the message names that call: `(num_workers=4 from `train.py:12`)`. Its
+defaults count as for RNG001: where a call leaves the parameter out, or where the builder's
+calls are not all seen in its own module (nothing in the project calls it, a call from another
+module, a callback); `workers=4, init_fn=None` that every call of the module replaces
+(`init_fn=seed_worker`, or `workers=0`) is no finding. A parameter without a default and no
+caller found: no finding.
 
 Never reported where something else already seeds the workers (the library table,
 `seedlint/analysis/libraries.py`, which cites each library's source): a loader class that installs
@@ -280,7 +285,9 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
             off = verdict or ""
             if not (seeding or off) and (framework or handed_to_lightning(facts, loader)):
                 continue  # no program of the project reaches it: Lightning's option decides
-            if may_have_workers(loader) and lacks_init_fn(loader):
+            # A builder's defaults count where one of its calls leaves the parameter out (when
+            # every call is seen; else they count).
+            if _unseeded_workers(loader) and any(map(_unseeded_workers, project.as_called(loader))):
                 if seeding or off.startswith("off:"):
                     seeder_at = None if seeding else off[len("off:") :]
                     yield WorkersWithoutInitFnViolation(
@@ -435,3 +442,7 @@ def _generator_seed(
     if unseeded:
         return True, None if seed.origin == "initial_seed" else seed
     return False, seed if seed.origin == "program" else None
+
+
+def _unseeded_workers(loader: LoaderCall) -> bool:
+    return may_have_workers(loader) and lacks_init_fn(loader)

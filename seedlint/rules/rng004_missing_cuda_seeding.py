@@ -312,7 +312,7 @@ def _seed(
     program names at ``at``, else ``fix-seed`` where a literal may go (a script, or the user
     set it); None: no fix (never a literal in library code)."""
     value = seed_argument(last.call)
-    if value is not None and reusable(facts, value, last.scope, last.scope):
+    if value is not None and reusable(facts, value, last.scope, last.scope, beside=True):
         return expression_text(text, value)
     found = program_seed(facts, text, at, last.scope)
     if found is not None:

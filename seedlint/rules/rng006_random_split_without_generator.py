@@ -52,7 +52,9 @@ class RandomSplitWithoutGenerator(Rule):
 ## What it does
 Checks for `torch.utils.data.random_split(...)` (under any import name or module alias) with no
 `generator`: absent, `None` (by keyword, position, or a `**kwargs` dict built in the same
-function), or `torch.default_generator`. Not where the statement making the split comes right
+function), or `torch.default_generator`, on some path: `generator = make_rng() if args.secure
+else None` is reported (the default run splits from the global generator), a value the analysis
+does not know on every path is not. Not where the statement making the split comes right
 after one that seeds torch with a seed written in it (`torch.manual_seed(42)`, Lightning's
 `seed_everything(42)`; not a seed a call computes), in the same block: the split is then drawn
 from a generator just seeded, whatever came before (the Lightning tutorials reseed before each of
