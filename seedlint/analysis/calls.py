@@ -311,7 +311,9 @@ class CallBinder:
         for key, entry in copied.entries.items():
             if not same:
                 entry = ANYTHING
-            _set(result, key, entry, conditional=bool(loop.ifs))
+            kept = _kept_by(loop.ifs, key_name, key, scope)
+            if kept is not False:
+                _set(result, key, entry, conditional=kept is None)
         return result
 
     def _apply_mutation(self, result: DictValue, mutation: DictMutation, scope: Scope) -> None:
@@ -432,6 +434,56 @@ def _set_at(value: Value, expr: ast.expr) -> Value:
 def _updates_in_place(binding: Binding) -> bool:
     node = binding.node
     return isinstance(node, ast.AugAssign) and isinstance(node.op, ast.BitOr)
+
+
+def _kept_by(tests: list[ast.expr], name: str, key: str, scope: Scope) -> Optional[bool]:
+    """Whether a comprehension's ``if`` tests keep ``key`` (bound to ``name``): each test
+    ``name in (...)``, ``name not in (...)`` (a literal of strings, or a name assigned only
+    one), ``name == "..."`` or ``name != "..."``; None when a test cannot be decided."""
+    for test in tests:
+        if not (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.left, ast.Name)
+            and test.left.id == name
+        ):
+            return None
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            if not (isinstance(right, ast.Constant) and isinstance(right.value, str)):
+                return None
+            if (key == right.value) is isinstance(op, ast.NotEq):
+                return False
+        elif isinstance(op, (ast.In, ast.NotIn)):
+            members = _string_literal(right, scope)
+            if members is None:
+                return None
+            if (key in members) is isinstance(op, ast.NotIn):
+                return False
+        else:
+            return None
+    return True
+
+
+def _string_literal(expr: ast.expr, scope: Scope) -> Optional[frozenset[str]]:
+    """The strings of a list, tuple or set literal of strings, or of a name assigned only
+    one such literal in its scope."""
+    if isinstance(expr, ast.Name):
+        bindings = lookup(expr.id, scope)
+        if not bindings or len(bindings) != 1 or bindings[0].kind != "assign":
+            return None
+        value = bindings[0].value
+        if value is None:
+            return None
+        expr = value
+    if not isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+        return None
+    found: set[str] = set()
+    for element in expr.elts:
+        if not (isinstance(element, ast.Constant) and isinstance(element.value, str)):
+            return None
+        found.add(element.value)
+    return frozenset(found)
 
 
 def _set(result: DictValue, key: str, value: Value, conditional: bool) -> None:
