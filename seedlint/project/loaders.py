@@ -22,6 +22,7 @@ from seedlint.analysis.values import ABSENT, UNKNOWABLE, Value, known
 from seedlint.analysis.workers import may_have_workers
 from seedlint.project.index import ProjectIndex, Site, single
 from seedlint.project.summary import (
+    SPREAD,
     TOP_LEVEL,
     Init,
     builder_parameters,
@@ -29,6 +30,16 @@ from seedlint.project.summary import (
     module_keys,
     summarize,
 )
+
+# What DataLoader gives an argument a call leaves out (the ones a builder's callers may pass).
+_LOADER_DEFAULTS: dict[str, object] = {
+    "shuffle": None,
+    "num_workers": 0,
+    "generator": None,
+    "worker_init_fn": None,
+    "sampler": None,
+    "batch_sampler": None,
+}
 
 
 def project_index(facts: ModuleFacts) -> ProjectIndex:
@@ -51,13 +62,14 @@ class Binding:
     where: str  # "train.py:12"
     values: dict[str, Value]  # DataLoader parameter -> its value at that caller
     shown: dict[str, str]  # DataLoader parameter -> how the message shows it ("shuffle=True")
+    spread: frozenset[str] = frozenset()  # those the caller passes through `**kwargs`
 
     def describe(self, trigger: str, missing: str) -> str:
         """The caller as a message names it: ``shuffle=True from `train.py:12```; when the
-        missing argument is the builder's parameter too (the fix belongs at the caller),
-        ```train.py:12` passes shuffle=True, no `generator```."""
+        missing argument is a named parameter of the builder too (the fix belongs at the
+        caller), ```train.py:12` passes shuffle=True, no `generator```."""
         shown = self.shown.get(trigger, "")
-        if missing in self.values:
+        if missing in self.values and missing not in self.spread:
             return f"`{self.where}` passes {shown + ', ' if shown else ''}no `{missing}`"
         return f"{shown} from `{self.where}`" if shown else f"set by `{self.where}`"
 
@@ -117,7 +129,8 @@ class ProjectLoaders:
                 value, text = self._bound(owner, parameter, site)
                 values[name] = value
                 shown[name] = f"{name}={text}" if text else name
-            found.append(Binding(site.where, values, shown))
+            spread = frozenset(n for n, p in parameters.items() if p.startswith(SPREAD))
+            found.append(Binding(site.where, values, shown, spread))
         return found
 
     def as_called(self, loader: LoaderCall) -> list[LoaderCall]:
@@ -171,6 +184,14 @@ class ProjectLoaders:
     def _bound(self, function: FunctionNode, parameter: str, site: Site) -> tuple[Value, str]:
         """The value ``parameter`` of ``function`` takes at ``site``, and its literal text."""
         args = function.args
+        if parameter.startswith(SPREAD):  # a keyword the call passes into `**kwargs`
+            wanted = parameter[len(SPREAD) :]
+            for name, text in site.keywords:
+                if name == wanted:
+                    return _with_text(text)
+            if any(name == "**" for name, _ in site.keywords):
+                return UNKNOWABLE, ""
+            return known(_LOADER_DEFAULTS.get(wanted)), ""  # not passed: DataLoader's default
         positional = [a.arg for a in [*args.posonlyargs, *args.args]]
         decorators = _decorators(function)
         if "classmethod" in decorators or (site.bound and "staticmethod" not in decorators):

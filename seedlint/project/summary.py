@@ -1263,7 +1263,48 @@ def builder_parameters(facts: ModuleFacts, loader: LoaderCall) -> dict[str, str]
             and bindings[0].scope.node is owner
         ):
             found[name] = expr.id
+    spread = owner.args.kwarg
+    if spread is not None and _spreads(loader, spread.arg, owner):
+        # `def build(ds, **kwargs): DataLoader(ds, **kwargs)`: what the callers pass by
+        # keyword (and the function names no parameter for) reaches the loader
+        named = {a.arg for a in [*owner.args.posonlyargs, *owner.args.args, *owner.args.kwonlyargs]}
+        for name in LOADER_PARAMETERS:
+            if name not in found and name not in named and loader.argument(name) is None:
+                found[name] = SPREAD + name
     return found
+
+
+# A loader argument a builder's callers pass through its `**kwargs` (see builder_parameters).
+SPREAD = "**"
+
+
+def _spreads(loader: LoaderCall, name: str, owner: FunctionNode) -> bool:
+    """The loader call spreads ``**name``, the ``**`` parameter of ``owner``, unchanged: no
+    other ``**`` spread, and the name never assigned or changed in place in ``owner``."""
+    spreads = [k.value for k in loader.call.keywords if k.arg is None]
+    if len(spreads) != 1 or not (isinstance(spreads[0], ast.Name) and spreads[0].id == name):
+        return False
+    bindings = lookup(name, loader.scope)
+    if not bindings or len(bindings) != 1 or bindings[0].kind != "vararg":
+        return False
+    if bindings[0].scope.node is not owner:
+        return False
+    for node in ast.walk(owner):  # `kwargs["shuffle"] = ...`, `kwargs.update(...)`, `pop`
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, (ast.Store, ast.Del))
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+        ):
+            return False
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+            and node.attr in ("update", "pop", "setdefault", "clear", "popitem")
+        ):
+            return False
+    return True
 
 
 def _init_of(cls: ast.ClassDef) -> Optional[Init]:

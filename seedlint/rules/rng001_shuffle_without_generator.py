@@ -150,7 +150,9 @@ are named on the command line), it also checks:
 - `DataLoader` or `torch` bound only through a star import of a project module, or
   `DataLoader` re-exported by one (`from pkg.common import DataLoader`);
 - a builder whose `shuffle` (or `generator`, `sampler`) is one of its parameters
-  (`def build(ds, train): return DataLoader(ds, shuffle=train)`): the project's calls of the
+  (`def build(ds, train): return DataLoader(ds, shuffle=train)`), or reaches the loader through
+  its `**kwargs` (`def build(ds, **kw): return DataLoader(ds, **kw)`, `kw` not changed before;
+  what a call does not pass is DataLoader's default; no fix there): the project's calls of the
   builder bind it (by keyword or position, the builder's defaults where a call leaves it out):
   calls of a function, `self.create_loader(...)`, and a method called on an instance whose
   class the calling module names (`store = RolloutStorage()`, `self.store` that the class's

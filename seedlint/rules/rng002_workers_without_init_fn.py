@@ -105,7 +105,8 @@ Loader classes are found as RNG001 finds them: in a variable (a conditional expr
 whatever its name, and under the names the project re-exports it as (its own `__init__` binds
 the positions), `DataLoader` or `torch` through a star import of a project module, or
 `DataLoader` re-exported by one. A builder whose `num_workers` (or `worker_init_fn`) is one of
-its parameters is reported when a call of it in the project gives the loader workers and no
+its parameters, or reaches the loader through its unchanged `**kwargs` (no fix there), is
+reported when a call of it in the project gives the loader workers and no
 `worker_init_fn`; the message names that call: `(num_workers=4 from `train.py:12`)`. Its
 defaults count as for RNG001: where a call leaves the parameter out, or where the builder's
 calls are not all seen in its own module (nothing in the project calls it, a call from another
