@@ -503,3 +503,29 @@ def test_a_folder_named_explicitly_is_walked_though_git_ignores_it(
     assert cli.main(["check", "--no-cache", "--output-format", "concise", "build"]) == 1
     out = capsys.readouterr().out
     assert out.startswith(f"{os.path.join('build', 'x.py')}:4:10: RNG001 ")
+
+
+def test_fix_a_project_one_of_whose_modules_has_no_stat_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--fix over a project whose index reads a module that cannot be stat-ed (it vanished
+    and came back, say): its size counts as 0 when the summaries are shared out, and the fix
+    is the same."""
+    from seedlint.run import summaries
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helper.py").write_text(
+        "import torch\n\n\ndef make():\n    return torch.randn(2)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\nfrom helper import make\n\n"
+        "torch.manual_seed(0)\nx = make()\nloader = DataLoader(range(8), num_workers=2)\n"
+    )
+    real = summaries.stat_key
+    monkeypatch.setattr(
+        summaries, "stat_key", lambda path: None if Path(path).name == "helper.py" else real(path)
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--no-cache", "--fix", "-q", "."]) == 0
+    assert "worker_init_fn=seed_worker" in (tmp_path / "train.py").read_text()
