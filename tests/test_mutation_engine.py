@@ -388,3 +388,28 @@ def test_a_file_with_no_rule_word_that_calls_a_project_loader_class(
     ]
     assert [(Path(name).name, row, c) for name, row, c in found] == [("train.py", 3, "RNG002")]
     assert code == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [
+        ('select = ["", "RNG002"]', ["RNG002"]),
+        ('ignore = ["", "RNG002"]', ["RNG001"]),
+        ('select = ["RNG001"]\nextend-select = [" ", "RNG002"]', ["RNG001", "RNG002"]),
+    ],
+)
+def test_an_empty_selector_in_a_list_is_skipped_not_the_end_of_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+    expected: list[str],
+) -> None:
+    """An empty (or blank) selector in a configured list selects nothing, and the selectors
+    after it still count."""
+    (tmp_path / "pyproject.toml").write_text(f"[tool.seedlint]\n{option}\n")
+    (tmp_path / "train.py").write_text(SHUFFLED + "loader2 = DataLoader(range(8), num_workers=2)\n")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--output-format", "json", "train.py"])
+    assert sorted(f["code"] for f in json.loads(capsys.readouterr().out)) == expected
