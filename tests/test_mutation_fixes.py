@@ -429,3 +429,42 @@ def test_root_replaces_another_users_file_with_a_new_one_of_the_same_owner(tmp_p
     assert info.st_ino != inode
     assert (info.st_uid, info.st_gid, info.st_mode & 0o7777) == (65534, 65534, 0o640)
     assert path.read_bytes() == b"x = 2\n"
+
+
+CAPTURED_LAST_SEED = (
+    "import torch\n\ntorch.cuda.manual_seed(1)\ng = torch.cuda.CUDAGraph()\n"
+    "with torch.cuda.graph(g): torch.cuda.manual_seed_all(1)\n"
+    "model = torch.nn.Linear(2, 2).cuda()\n"
+)
+
+
+def test_an_insertion_at_a_statement_a_later_fix_replaces_waits_for_the_next_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """RNG004 (row 3) adds `torch.manual_seed(1)` after the last seeding call, in the capture
+    region's one-line suite; RNG003 (row 5) replaces that suite to move the call out: it
+    conflicts with the insertion and waits, so the insertion is not lost (and RNG004 fixed
+    twice). Three rounds: RNG004, then each RNG003 of the suite."""
+    from seedlint import cli
+
+    (tmp_path / "train.py").write_text(CAPTURED_LAST_SEED)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(
+        ["check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "--show-fixes", "train.py"]
+    )
+    assert capsys.readouterr().out.splitlines() == [
+        "",
+        "Fixed 3 findings:",
+        "- train.py:",
+        "    2 × RNG003 (seed-in-graph-capture)",
+        "    1 × RNG004 (torch-unseeded-in-seeded-program)",
+        "",
+        "Found 3 findings (3 fixed, 0 remaining).",
+    ]
+    assert code == 0
+    assert (tmp_path / "train.py").read_text() == (
+        "import torch\n\ntorch.cuda.manual_seed(1)\ng = torch.cuda.CUDAGraph()\n"
+        "torch.cuda.manual_seed_all(1)\ntorch.manual_seed(1)\n"
+        "with torch.cuda.graph(g): pass\nmodel = torch.nn.Linear(2, 2).cuda()\n"
+    )
