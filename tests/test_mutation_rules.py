@@ -610,6 +610,33 @@ def test_hydra_defaults_plain_and_optional_and_a_joined_config_path(
     ] == [(12, "RNG001", origin), (18, "RNG001", origin)]
 
 
+def test_only_the_first_parameter_of_a_hydra_main_is_its_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hydra passes the config as the first argument: a read of another parameter of the
+    decorated function is no config value (unknown: the shuffle may be true), whatever the
+    config sets under the same key."""
+    found = _project_json(
+        tmp_path,
+        {
+            "conf/config.yaml": "shuffle: true\nquiet: false\n",
+            "train.py": "import hydra\nimport torch\nfrom torch.utils.data import DataLoader\n\n\n"
+            '@hydra.main(version_base=None, config_path="conf", config_name="config")\n'
+            "def main(cfg, extra=None):\n"
+            "    torch.manual_seed(0)\n"
+            "    DataLoader(range(8), shuffle=cfg.quiet)\n"
+            "    DataLoader(range(8), shuffle=extra.quiet)\n"
+            "    DataLoader(range(8), shuffle=extra.shuffle)\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [(f["location"]["row"], f["code"], f["origin"]) for f in found] == [  # type: ignore[index]
+        (10, "RNG001", None),
+        (11, "RNG001", None),
+    ]
+
+
 # One sample of each syntax of NEWER_SYNTAX, in its order: (the version, the sample).
 NEWER_SAMPLES = [
     ((3, 10), "match command:\n    case [x]:\n        pass\n"),
