@@ -510,3 +510,21 @@ def test_a_reader_that_stops_early_exits_one_even_with_exit_zero(tmp_path: Path)
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 1
     assert "Traceback" not in err and "internal error" not in err
+
+
+@pytest.mark.parametrize(("count", "words"), [(1, "1 file"), (2, "2 files"), (3, "3 files")])
+def test_verbose_counts_the_files_to_check_in_words(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    count: int,
+    words: str,
+) -> None:
+    """``-v`` says how many files the run checks: "1 file", "2 files"."""
+    names = [f"m{index}.py" for index in range(count)]
+    for name in names:
+        (tmp_path / name).write_text(SAFE)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "-v", *names])
+    assert f"seedlint: {words} to check\n" in capsys.readouterr().err
