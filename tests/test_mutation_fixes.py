@@ -468,3 +468,30 @@ def test_an_insertion_at_a_statement_a_later_fix_replaces_waits_for_the_next_rou
         "torch.cuda.manual_seed_all(1)\ntorch.manual_seed(1)\n"
         "with torch.cuda.graph(g): pass\nmodel = torch.nn.Linear(2, 2).cuda()\n"
     )
+
+
+def test_a_hollowed_value_nested_too_deeply_for_the_fixer_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A very large module's value that nothing reads is hollowed to a constant (here: the
+    module counts as large from 100 characters), but the fixer's depth still counts the
+    operators of its text: 3,199 `and` are over libcst's limit, and the fix is refused."""
+    from seedlint import cli
+    from seedlint.engine import parse
+
+    monkeypatch.setattr(parse, "LARGE", 100)
+    monkeypatch.setattr(parse, "PIECE", 60)
+    text = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        f"unique_name = {' and '.join(['1'] * 3200)}\n"
+        "loader = DataLoader(range(8), shuffle=True)\n"
+    )
+    (tmp_path / "train.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(["check", "--isolated", "--no-cache", "--fix", "train.py"])
+    err = capsys.readouterr().err
+    assert "cannot fix: the file is nested too deeply for the fixer (about 3" in err
+    assert "levels, at most 3000); it was left unchanged" in err
+    assert code == 1
+    assert (tmp_path / "train.py").read_text() == text
