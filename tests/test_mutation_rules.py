@@ -637,6 +637,30 @@ def test_only_the_first_parameter_of_a_hydra_main_is_its_config(
     ]
 
 
+@pytest.mark.parametrize("part", ["cfg[sys.argv[1]]", "cfg or {}", "(cfg or {})['train']"])
+def test_a_config_read_through_an_expression_that_is_no_key_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], part: str
+) -> None:
+    """A name bound to a loaded config read with a computed key, or to an expression that is
+    not a chain of keys from a name or a call: no config value is known (the shuffle may be
+    true), and nothing fails."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "train:\n  shuffle: false\nshuffle: false\n",
+            "train.py": "import sys\n\nimport torch\nimport yaml\n"
+            "from torch.utils.data import DataLoader\n\n"
+            "torch.manual_seed(0)\n"
+            'with open("config.yaml") as f:\n    cfg = yaml.safe_load(f)\n'
+            f"part = {part}\n"
+            'loader = DataLoader(range(8), shuffle=part["shuffle"])\n',
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [(f["location"]["row"], f["code"]) for f in found] == [(11, "RNG001")]
+
+
 # One sample of each syntax of NEWER_SYNTAX, in its order: (the version, the sample).
 NEWER_SAMPLES = [
     ((3, 10), "match command:\n    case [x]:\n        pass\n"),
