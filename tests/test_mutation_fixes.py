@@ -495,3 +495,39 @@ def test_a_hollowed_value_nested_too_deeply_for_the_fixer_is_refused(
     assert "levels, at most 3000); it was left unchanged" in err
     assert code == 1
     assert (tmp_path / "train.py").read_text() == text
+
+
+DECORATED_METHODS = (
+    "import functools\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n\n"
+    "class Data:\n"
+    "    def loader(self):\n"
+    "        return DataLoader(range(8), shuffle=True)\n"
+    "\n"
+    "    @property\n"
+    "    def size(self):\n"
+    "        return 8\n"
+    "\n"
+    "    @functools.lru_cache(maxsize=None)\n"
+    "    def items(self):\n"
+    "        return list(range(8))\n"
+)
+
+
+def test_a_windows_inner_placeholder_starts_at_the_first_decorator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Inside a kept class, the decorated methods that hold no finding's row are left out from
+    their first decorator's `@` (the column of the line's indentation) to their end: one
+    placeholder of rows 11 to 17."""
+    import ast
+
+    from seedlint.fixes import window
+
+    monkeypatch.setattr(window, "WINDOW_LINES", 0)
+    made = window.make_window(DECORATED_METHODS, ast.parse(DECORATED_METHODS), {9}, inner=True)
+    assert made is not None
+    assert made.holes == [(11, 17)]
+    kept = made.text.splitlines()
+    assert kept[:10] == DECORATED_METHODS.splitlines()[:10]
+    assert kept[10] == '    """' and kept[16].endswith('"""')
+    assert len(kept[16]) == len("        return list(range(8))")
