@@ -529,3 +529,38 @@ def test_fix_a_project_one_of_whose_modules_has_no_stat_key(
     capsys.readouterr()
     assert cli.main(["check", "--no-cache", "--fix", "-q", "."]) == 0
     assert "worker_init_fn=seed_worker" in (tmp_path / "train.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("imports", "parsed_too"),
+    [("from os import path\n", False), ("from .paths import path\n", True)],
+    ids=["absolute", "relative"],
+)
+def test_a_module_naming_a_caller_word_is_parsed_for_a_relative_import_only(
+    tmp_path: Path, imports: str, parsed_too: bool
+) -> None:
+    """The lazy index looks for the callers of `set_seeds`: `tools/other.py` names the word
+    (its own function) and not the module it comes from; it is parsed only when it imports
+    relatively (the caller may reach `set_seeds` through a module it does not name), not for
+    an absolute `from ... import`."""
+    from tests.test_project_demand import SEEDING, _lazy, _write
+    from tests.test_projects import index_for
+
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/seeding.py": SEEDING,
+            "train.py": "import torch\n\nfrom pkg.seeding import set_seeds\n\n\n"
+            "def main():\n    set_seeds(0)\n    return torch.nn.Linear(2, 2)\n\n\n"
+            "if __name__ == '__main__':\n    main()\n",
+            "tools/other.py": f"import random\n{imports}\n\n"
+            "def set_seeds(seed):\n    random.seed(seed)\n    return path.join(str(seed))\n\n\n"
+            "if __name__ == '__main__':\n    set_seeds(1)\n",
+        },
+    )
+    seeding = str(tmp_path / "pkg" / "seeding.py")
+    index, parsed = _lazy(tmp_path, [seeding])
+    assert index.answers(seeding) == index_for(tmp_path).answers(seeding)
+    expected = ["pkg/seeding.py", *(["tools/other.py"] if parsed_too else []), "train.py"]
+    assert sorted(Path(p).relative_to(tmp_path).as_posix() for p in parsed) == expected
