@@ -475,7 +475,8 @@ def test_a_hollowed_value_nested_too_deeply_for_the_fixer_is_refused(
 ) -> None:
     """A very large module's value that nothing reads is hollowed to a constant (here: the
     module counts as large from 100 characters), but the fixer's depth still counts the
-    operators of its text: 3,199 `and` are over libcst's limit, and the fix is refused."""
+    operators of its text (from the value's first column: not the target's `=`, nor the lines
+    above): 3,199 `and` are over libcst's limit, and the fix is refused."""
     from seedlint import cli
     from seedlint.engine import parse
 
@@ -491,8 +492,10 @@ def test_a_hollowed_value_nested_too_deeply_for_the_fixer_is_refused(
     capsys.readouterr()
     code = cli.main(["check", "--isolated", "--no-cache", "--fix", "train.py"])
     err = capsys.readouterr().err
-    assert "cannot fix: the file is nested too deeply for the fixer (about 3" in err
-    assert "levels, at most 3000); it was left unchanged" in err
+    assert (  # 3,199 `and` of the value's own text, below the assignment below the module
+        "train.py: cannot fix: the file is nested too deeply for the fixer (about 3201 levels, "
+        "at most 3000); it was left unchanged\n"
+    ) in err
     assert code == 1
     assert (tmp_path / "train.py").read_text() == text
 
