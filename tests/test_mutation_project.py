@@ -734,3 +734,20 @@ def test_standard_input_is_checked_as_given_not_as_on_disk(
         ]  # fmt: skip
     else:
         assert found == []
+
+
+def test_rng003_names_where_another_modules_helper_seeds_the_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A call inside a capture region that seeds the GPU in another module of the project:
+    the message names that seeding call's path from the project's root, and its row."""
+    import shutil
+
+    project = tmp_path / "capture_helper"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "projects" / "capture_helper", project)
+    (project / "pyproject.toml").write_text("")
+    where = "(`utils/seeding.py:10`): may raise, never replayed"
+    assert findings(project, monkeypatch, capsys, "--no-cache", "capture.py") == [
+        ("capture.py", 10, "RNG003", f"`seed_everything()` seeds the GPU during capture {where}"),
+        ("capture.py", 19, "RNG003", f"`reseed()` seeds the GPU during capture {where}"),
+    ]
