@@ -661,6 +661,39 @@ def test_a_config_read_through_an_expression_that_is_no_key_path(
     assert [(f["location"]["row"], f["code"]) for f in found] == [(11, "RNG001")]
 
 
+@pytest.mark.parametrize(("digits", "named"), [(20, True), (21, False)])
+def test_an_origin_is_named_for_a_value_of_at_most_20_characters(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    digits: int,
+    named: bool,
+) -> None:
+    """Where a value is set (an argparse default) is recorded for a value Python writes in at
+    most 20 characters; a longer one has no origin."""
+    value = "1" * digits
+    found = _project_json(
+        tmp_path,
+        {
+            "train.py": "import argparse\n\nimport torch\n"
+            "from torch.utils.data import DataLoader\n\nparser = argparse.ArgumentParser()\n"
+            f'parser.add_argument("--workers", type=int, default={value})\n'
+            "args = parser.parse_args()\ntorch.manual_seed(0)\n"
+            "loader = DataLoader(range(8), num_workers=args.workers)\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    origin = {
+        "name": "num_workers",
+        "value": value,
+        "source": "argparse default, line 7",
+        "filename": str(tmp_path / "train.py"),
+        "row": 7,
+    }
+    assert [(f["code"], f["origin"]) for f in found] == [("RNG002", origin if named else None)]
+
+
 # One sample of each syntax of NEWER_SYNTAX, in its order: (the version, the sample).
 NEWER_SAMPLES = [
     ((3, 10), "match command:\n    case [x]:\n        pass\n"),
