@@ -533,16 +533,20 @@ def test_fix_a_project_one_of_whose_modules_has_no_stat_key(
 
 @pytest.mark.parametrize(
     ("imports", "parsed_too"),
-    [("from os import path\n", False), ("from .paths import path\n", True)],
-    ids=["absolute", "relative"],
+    [
+        ("from os import path\n", False),
+        ("from .paths import path\n", True),
+        ("from os.path import *\n", True),
+    ],
+    ids=["absolute", "relative", "star"],
 )
-def test_a_module_naming_a_caller_word_is_parsed_for_a_relative_import_only(
+def test_a_module_naming_a_caller_word_is_parsed_for_a_relative_or_star_import_only(
     tmp_path: Path, imports: str, parsed_too: bool
 ) -> None:
     """The lazy index looks for the callers of `set_seeds`: `tools/other.py` names the word
     (its own function) and not the module it comes from; it is parsed only when it imports
-    relatively (the caller may reach `set_seeds` through a module it does not name), not for
-    an absolute `from ... import`."""
+    relatively or with a star (the caller may reach `set_seeds` through a module it does not
+    name), not for an absolute `from ... import` of names."""
     from tests.test_project_demand import SEEDING, _lazy, _write
     from tests.test_projects import index_for
 
@@ -555,7 +559,7 @@ def test_a_module_naming_a_caller_word_is_parsed_for_a_relative_import_only(
             "def main():\n    set_seeds(0)\n    return torch.nn.Linear(2, 2)\n\n\n"
             "if __name__ == '__main__':\n    main()\n",
             "tools/other.py": f"import random\n{imports}\n\n"
-            "def set_seeds(seed):\n    random.seed(seed)\n    return path.join(str(seed))\n\n\n"
+            "def set_seeds(seed):\n    random.seed(seed)\n    return str(seed)\n\n\n"
             "if __name__ == '__main__':\n    set_seeds(1)\n",
         },
     )
