@@ -19,6 +19,8 @@ from seedlint.engine.check import check_text
 from seedlint.rules.rng002_workers_without_init_fn import PREFIX, WorkersWithoutInitFnViolation
 from tests.fixtures_support import expected_findings, fixture_settings
 
+_STREAM_NAMES = ["safe_load", "load", "full_load", "unsafe_load"]
+
 FOLDER = Path(__file__).parent / "fixtures" / "mutation"
 CASES = sorted(FOLDER.glob("*.py"))
 
@@ -778,6 +780,53 @@ def test_each_spelling_of_opening_a_config(
         capsys,
     )
     assert [f["code"] for f in found] == ([] if followed else ["RNG001"])
+
+
+@pytest.mark.parametrize(
+    ("read", "followed"),
+    [
+        ('OmegaConf.load("config.yaml")', True),  # a file loader: its path
+        ('OmegaConf.create("config.yaml")', False),  # not a loader: a config of that string
+        *[(f'yaml.{name}(open("config.yaml"))', True) for name in _STREAM_NAMES],
+        *[(f'ruamel.{name}(open("config.yaml"))', True) for name in _STREAM_NAMES],
+        ('json.load(open("config.json"))', True),
+        ('yaml.dump(open("config.yaml"))', False),
+        ('other.load(open("config.yaml"))', False),
+    ],
+)
+def test_each_config_loader_of_the_table(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    read: str,
+    followed: bool,
+) -> None:
+    """`OmegaConf.load(path)` and each stream loader of `yaml`, `ruamel` and `json` read the
+    config (its `shuffle: false` holds: no finding); another call is not followed (the value
+    may be anything)."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "shuffle: false\n",
+            "config.json": '{"shuffle": false}\n',
+            "train.py": "import json\n\nimport ruamel\nimport torch\nimport yaml\n"
+            "from omegaconf import OmegaConf\nfrom torch.utils.data import DataLoader\n\n"
+            "from lib import other\n\n"
+            f"torch.manual_seed(0)\ncfg = {read}\n"
+            'loader = DataLoader(range(8), shuffle=cfg["shuffle"])\n',
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [f["code"] for f in found] == ([] if followed else ["RNG001"])
+
+
+def test_the_config_loader_cases_cover_the_tables() -> None:
+    from seedlint.analysis import configs
+
+    assert set(_STREAM_NAMES) == configs._STREAM_LOADERS
+    assert configs._FILE_LOADERS == {"load"}
+    assert configs._LOADER_MODULES == {"yaml", "json", "ruamel", "OmegaConf"}
 
 
 def test_a_config_get_with_a_computed_key(
