@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -751,3 +753,42 @@ def test_rng003_names_where_another_modules_helper_seeds_the_gpu(
         ("capture.py", 10, "RNG003", f"`seed_everything()` seeds the GPU during capture {where}"),
         ("capture.py", 19, "RNG003", f"`reseed()` seeds the GPU during capture {where}"),
     ]
+
+
+class _Mounted:
+    """``os`` for :mod:`seedlint.project.layout`, where the folders under ``mount`` are on
+    another device than the rest (their ``stat`` has another ``st_dev``), and ``stat`` of
+    ``broken`` fails."""
+
+    def __init__(self, mount: Path, broken: Path | None = None) -> None:
+        self.mount, self.broken = str(mount), None if broken is None else str(broken)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(os, name)
+
+    def stat(self, path: Any) -> Any:
+        if self.broken is not None and os.fspath(path) == self.broken:
+            raise PermissionError(path)
+        found = os.stat(path)
+        inside = os.fspath(path) == self.mount or os.fspath(path).startswith(self.mount + os.sep)
+        return SimpleNamespace(st_dev=found.st_dev + 1 if inside else found.st_dev)
+
+
+def test_the_root_search_stops_at_a_file_system_boundary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder mounted below a project is a tree of its own: the search for a root marker
+    stops at the mount (no root: the start's own folder); where the start's device cannot be
+    read, the search goes on up to the marker."""
+    from seedlint.project import layout
+
+    (tmp_path / "pyproject.toml").write_text("")
+    start = tmp_path / "mnt" / "pkg"
+    start.mkdir(parents=True)
+    (start / "train.py").write_text("x = 1\n")
+    assert layout.find_root(start / "train.py") == tmp_path
+    monkeypatch.setattr(layout, "os", _Mounted(tmp_path / "mnt"))
+    assert layout.project_root(start) is None
+    assert layout.find_root(start / "train.py") == start
+    monkeypatch.setattr(layout, "os", _Mounted(tmp_path / "mnt", broken=start))
+    assert layout.project_root(start) == tmp_path
