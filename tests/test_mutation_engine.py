@@ -413,3 +413,25 @@ def test_an_empty_selector_in_a_list_is_skipped_not_the_end_of_it(
     capsys.readouterr()
     cli.main(["check", "--no-cache", "--output-format", "json", "train.py"])
     assert sorted(f["code"] for f in json.loads(capsys.readouterr().out)) == expected
+
+
+@pytest.mark.parametrize("name", ["json", "json-lines"])
+def test_the_json_output_has_the_edits_of_every_fix_of_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Three fixable findings in one file: each one's fix comes with its own edit (each fix
+    computed alone, on the file as it is)."""
+    (tmp_path / "train.py").write_text(
+        SHUFFLED + "second = DataLoader(range(4), shuffle=True)\n"
+        "third = DataLoader(range(2), shuffle=True)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", name, "train.py"])
+    out = capsys.readouterr().out
+    items = json.loads(out) if name == "json" else [json.loads(line) for line in out.splitlines()]
+    generator = ", generator=torch.Generator().manual_seed(0)"
+    assert [
+        [(e["content"], e["location"]["row"], e["location"]["column"]) for e in f["fix"]["edits"]]
+        for f in items
+    ] == [[(generator, 4, 43)], [(generator, 5, 43)], [(generator, 6, 42)]]
