@@ -568,3 +568,49 @@ def test_a_module_naming_a_caller_word_is_parsed_for_a_relative_or_star_import_o
     assert index.answers(seeding) == index_for(tmp_path).answers(seeding)
     expected = ["pkg/seeding.py", *(["tools/other.py"] if parsed_too else []), "train.py"]
     assert sorted(Path(p).relative_to(tmp_path).as_posix() for p in parsed) == expected
+
+
+def test_build_index_with_a_cache_folder_serves_the_second_build_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """:func:`build_index` given a cache folder keeps the summaries there: a second build over
+    unchanged files (old enough for their stat key to be trusted) computes none, and has the
+    same summaries."""
+    from seedlint.config import Settings, SettingsResolver
+    from seedlint.run import summaries
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helper.py").write_text(
+        "import torch\n\n\ndef seed_all(s):\n    torch.manual_seed(s)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import random\n\nimport torch\n\nfrom helper import seed_all\n\n"
+        "random.seed(0)\nseed_all(0)\nx = torch.rand(2)\n"
+    )
+    age(tmp_path)
+    files = [str(tmp_path / "helper.py"), str(tmp_path / "train.py")]
+    computed: list[str] = []
+    real = summaries._compute
+
+    def counted(path: str, *args: Any) -> Any:
+        computed.append(Path(path).name)
+        return real(path, *args)
+
+    monkeypatch.setattr(summaries, "_compute", counted)
+    built = []
+    for _ in range(2):
+        index = summaries.build_index(
+            [tmp_path / "train.py"],
+            SettingsResolver({}),
+            Settings(root=tmp_path),
+            tmp_path / "cache",
+            1,
+            tmp_path,
+            True,
+            None,
+            files,
+        )
+        assert index is not None
+        built.append(index.summaries)
+    assert computed == ["train.py", "helper.py"]  # the first build's only
+    assert built[1] == built[0]
