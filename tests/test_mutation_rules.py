@@ -752,6 +752,9 @@ def test_each_newer_syntax_is_named_by_its_python(
         ('open("config.yaml")', True),
         ('io.open("config.yaml")', True),
         ('Path("config.yaml").open()', True),
+        ('open("config.yaml", "r")', True),  # the path is the first argument
+        ('io.open("config.yaml", "r")', True),
+        ('Path("config.yaml").open("r")', True),
         ('other.open("config.yaml")', False),  # not io: some object's open
         ('Folder("config.yaml").open()', False),  # not Path
         ('str("config.yaml").open()', False),
