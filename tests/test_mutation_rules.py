@@ -832,6 +832,27 @@ def test_the_config_loader_cases_cover_the_tables() -> None:
     assert configs._LOADER_MODULES == {"yaml", "json", "ruamel", "OmegaConf"}
 
 
+def test_a_parameter_is_a_config_where_every_call_passes_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`build(cfg)`, called with a loaded config, reads that config's `shuffle: false`; the
+    same function that nothing calls may be given anything (its shuffle may be true)."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "shuffle: false\n",
+            "train.py": "import torch\nimport yaml\nfrom torch.utils.data import DataLoader\n\n\n"
+            'def build(cfg):\n    return DataLoader(range(8), shuffle=cfg["shuffle"])\n\n\n'
+            'def unused(cfg):\n    return DataLoader(range(8), shuffle=cfg["shuffle"])\n\n\n'
+            'torch.manual_seed(0)\nwith open("config.yaml") as f:\n    loaded = yaml.safe_load(f)\n'
+            "loader = build(loaded)\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [(f["location"]["row"], f["code"]) for f in found] == [(11, "RNG001")]
+
+
 def test_a_config_get_with_a_computed_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
