@@ -435,3 +435,30 @@ def test_the_json_output_has_the_edits_of_every_fix_of_a_file(
         [(e["content"], e["location"]["row"], e["location"]["column"]) for e in f["fix"]["edits"]]
         for f in items
     ] == [[(generator, 4, 43)], [(generator, 5, 43)], [(generator, 6, 42)]]
+
+
+DEEP = (  # 3,200 `and` operands: libcst would nest 3,200 levels, over the fixer's limit
+    "import torch\nfrom torch.utils.data import DataLoader\n\n"
+    f"flag = {' and '.join(['x'] * 3200)}\n"
+    "loader = DataLoader(range(8), shuffle=True)\n"
+)
+
+
+def test_a_module_nested_too_deeply_for_the_fixer_is_left_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Over the fixer's depth (3,000), --fix refuses with one error line and leaves the file,
+    and the json output shows the fix without edits."""
+    (tmp_path / "train.py").write_text(DEEP)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--isolated", "--no-cache", "--fix", "train.py"]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "train.py: cannot fix: the file is nested too deeply for the fixer (about 3202 levels, "
+        "at most 3000); it was left unchanged\n"
+    ) in err
+    assert (tmp_path / "train.py").read_text() == DEEP
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "train.py"])
+    (finding,) = json.loads(capsys.readouterr().out)
+    assert finding["fix"]["edits"] == []
