@@ -792,3 +792,21 @@ def test_the_root_search_stops_at_a_file_system_boundary(
     assert layout.find_root(start / "train.py") == start
     monkeypatch.setattr(layout, "os", _Mounted(tmp_path / "mnt", broken=start))
     assert layout.project_root(start) == tmp_path
+
+
+def test_a_builder_whose_caller_should_pass_the_generator_names_what_it_passes(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder takes the `generator` it passes on: the fix belongs at the caller, and the
+    message says what the caller passes (`shuffle=True`) and what it does not."""
+    (project / "lib.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def build(ds, train, generator=None):\n"
+        "    return DataLoader(ds, shuffle=train, generator=generator)\n"
+    )
+    (project / "train.py").write_text("from lib import build\n\nloader = build(range(8), True)\n")
+    message = "DataLoader shuffles without a `generator` (`train.py:3` passes shuffle=True, no "
+    message += "`generator`)"
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("lib.py", 5, "RNG001", message)
+    ]
