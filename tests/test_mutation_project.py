@@ -810,3 +810,41 @@ def test_a_builder_whose_caller_should_pass_the_generator_names_what_it_passes(
     assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
         ("lib.py", 5, "RNG001", message)
     ]
+
+
+IMPORT = b"from torch.utils.data import DataLoader\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "classes"),
+    [
+        # at the file's first byte, the file ending in a name (no line break)
+        (b"class Base(object):\n    pass\nx = 1", {"Base": frozenset()}),
+        (b"class Base:\n    pass\n_", {"Base": frozenset()}),
+        # spaces between the name and its bases, or its colon
+        (IMPORT + b"class Feeder (DataLoader):\n    pass\n", {"Feeder": frozenset({"DataLoader"})}),
+        (IMPORT + b"class Plain \t:\n    pass\n", {"Plain": frozenset()}),
+        (
+            IMPORT + b"class Feeder[T] (DataLoader):\n    pass\n",  # after type parameters
+            {"Feeder": frozenset({"DataLoader"})},
+        ),
+        # the bases' bracket far into the file (at byte 2,154: its 2,048 bit set)
+        (
+            IMPORT + b"#" + b"x" * 2100 + b"\nclass Feeder(DataLoader):\n    pass\n",
+            {"Feeder": frozenset({"DataLoader"})},
+        ),
+    ],
+    ids=["first-byte", "first-byte-underscore", "space-bases", "space-colon", "space-typed", "far"],
+)
+def test_the_class_hint_reads_each_class_statement(
+    raw: bytes, classes: dict[str, frozenset[str]]
+) -> None:
+    """A module's class hint (its classes and their bases, read from its bytes) has every class
+    statement: one at the file's first byte, one with spaces before its bases or its colon
+    (after its type parameters too), one whose bases' bracket is thousands of bytes into the
+    file."""
+    from seedlint.project.hints import class_hint
+
+    hint = class_hint(raw)
+    assert hint is not None
+    assert hint.classes == classes
