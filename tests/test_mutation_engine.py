@@ -462,3 +462,67 @@ def test_a_module_nested_too_deeply_for_the_fixer_is_left_unchanged(
     cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "train.py"])
     (finding,) = json.loads(capsys.readouterr().out)
     assert finding["fix"]["edits"] == []
+
+
+NOTEBOOK_CELLS = [
+    ["import torch\n", "from torch.utils.data import DataLoader"],
+    ["loader = DataLoader(range(8), shuffle=True)"],
+    [
+        "g = torch.cuda.CUDAGraph()\n",
+        'x = torch.zeros(2, device="cuda")\n',
+        "with torch.cuda.graph(g):\n",
+        "    torch.manual_seed(0)\n",
+        "    out = x * 2",
+    ],
+]
+
+
+def test_a_notebooks_json_edits_count_rows_in_their_cell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each fix's edits in a notebook count rows in the finding's cell: the call's rewrite on
+    row 1 of cell 2; in cell 3, the seeding moved from row 4 to before the capture region on
+    row 3 (a line inserted at row 3, the line of row 4 removed up to row 5's start)."""
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "execution_count": None,
+                "outputs": [],
+                "source": s,
+            }
+            for s in NOTEBOOK_CELLS
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "nb.ipynb").write_text(json.dumps(notebook, indent=1) + "\n")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "nb.ipynb"])
+    found = [
+        (
+            f["code"],
+            f["cell"],
+            [
+                (
+                    e["content"],
+                    (e["location"]["row"], e["location"]["column"]),
+                    (e["end_location"]["row"], e["end_location"]["column"]),
+                )
+                for e in f["fix"]["edits"]
+            ],
+        )
+        for f in json.loads(capsys.readouterr().out)
+    ]
+    generator = "generator=torch.Generator().manual_seed(torch.initial_seed())"
+    assert found == [
+        (
+            "RNG001",
+            2,
+            [(f"\n    range(8),\n    shuffle=True,\n    {generator},\n", (1, 21), (1, 43))],
+        ),
+        ("RNG003", 3, [("torch.manual_seed(0)\n", (3, 1), (3, 1)), ("", (4, 1), (5, 1))]),
+    ]
