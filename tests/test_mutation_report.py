@@ -240,3 +240,18 @@ def test_the_json_origin_names_the_file_that_sets_the_value(
             },
         ),
     ]
+
+
+@pytest.mark.parametrize("char", ["\ud800", "\udc80", "\udfff", "\x01", "\x1f"])
+def test_junit_replaces_what_xml_cannot_hold(char: str) -> None:
+    """Every unpaired surrogate (U+D800 to U+DFFF: a file name that is not UTF-8 gives some)
+    and every control character but tab and line breaks become U+FFFD in the junit report,
+    in its attributes and its text."""
+    from seedlint import report
+    from seedlint.core.findings import Finding
+
+    finding = Finding("RNG001", "x", f"a{char}b", f"m{char}.py", 1, 0, 1, 1)
+    out = report.junit([finding])
+    assert char not in out
+    assert 'name="m\ufffd.py"' in out and ">line 1, col 1, a\ufffdb</failure>" in out
+    out.encode("utf-8")  # no surrogate left to encode
