@@ -614,3 +614,43 @@ def test_build_index_with_a_cache_folder_serves_the_second_build_from_it(
         built.append(index.summaries)
     assert computed == ["train.py", "helper.py"]  # the first build's only
     assert built[1] == built[0]
+
+
+def test_a_warm_run_serves_findings_with_their_origins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Findings whose value is set elsewhere (an argparse default in the file, a key of a YAML
+    config) come from the findings' cache with their origins: the warm run checks no file
+    again and prints the same json."""
+    from seedlint.run import files
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("")
+    (folder / "config.yaml").write_text("data:\n  workers: 2\n")
+    (folder / "train.py").write_text(
+        "import argparse\n\nimport torch\nimport yaml\nfrom torch.utils.data import DataLoader\n\n"
+        "parser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--workers", type=int, default=4)\n'
+        'args = parser.parse_args()\nwith open("config.yaml") as f:\n    cfg = yaml.safe_load(f)\n'
+        "torch.manual_seed(0)\nfirst = DataLoader(range(8), num_workers=args.workers)\n"
+        'second = DataLoader(range(8), num_workers=cfg["data"]["workers"])\n'
+    )
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    cold = check(folder, capsys, *cache)
+    assert [f["origin"]["source"] for f in cold] == [
+        "argparse default, line 8",
+        "set in config.yaml:2",
+    ]
+    checked: list[str] = []
+    real = files.check_bytes
+
+    def counted(raw: bytes, display: str, settings: Any) -> Any:
+        checked.append(display)
+        return real(raw, display, settings)
+
+    monkeypatch.setattr(files, "check_bytes", counted)
+    assert check(folder, capsys, *cache) == cold
+    assert checked == []
