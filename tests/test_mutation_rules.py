@@ -84,6 +84,26 @@ WORKER_FUNCTIONS = (
 # (name, before, after, the options)
 FIXES = [
     (
+        "rng002 under Lightning's seed_everything passes `workers=True` to it",
+        (
+            "import lightning.pytorch as pl\n"
+            "from torch.utils.data import DataLoader\n"
+            "\n"
+            "pl.seed_everything(7)\n"
+            "loader = DataLoader(range(8), num_workers=4)\n"
+            "print(list(loader))\n"
+        ),
+        (
+            "import lightning.pytorch as pl\n"
+            "from torch.utils.data import DataLoader\n"
+            "\n"
+            "pl.seed_everything(7, workers=True)\n"
+            "loader = DataLoader(range(8), num_workers=4)\n"
+            "print(list(loader))\n"
+        ),
+        [],
+    ),
+    (
         (
             "rng002 in a script that seeds nothing replaces `generator=None` by a generator seeded "
             "from the fix-seed literal"
