@@ -5,6 +5,7 @@ on a real file by the command line (in this process) and by ``check_text``.
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -526,3 +527,38 @@ def test_a_notebooks_json_edits_count_rows_in_their_cell(
         ),
         ("RNG003", 3, [("torch.manual_seed(0)\n", (3, 1), (3, 1)), ("", (4, 1), (5, 1))]),
     ]
+
+
+SPLICE_HEAD = "import torch\nfrom torch.utils.data import DataLoader\n\n"
+SPLICE_BODY = "A = 1\n\nB = [\n    1,\n]\nC = 3\n"
+
+
+@pytest.mark.parametrize(
+    ("block", "joined"),
+    [
+        ("if A:\n    global A\n", False),  # in the module's own scope: decided whole
+        ("for _ in range(2):\n    global A\n", False),
+        ("try:\n    pass\nexcept OSError:\n    global A\n", False),
+        ("def f():\n    global A\n    A = 2\n", True),  # a function's own: joined
+        ("class K:\n    global A\n", True),
+    ],
+    ids=["if", "for", "handler", "function", "class"],
+)
+def test_a_global_statement_in_the_modules_own_scope_leaves_the_fix_check_to_the_whole_text(
+    block: str, joined: bool
+) -> None:
+    """The fix loop's check of a fixed module joins the changed statements' tree to the old
+    one, except where a `global` stands in the module's own scope (in a block of it too): what
+    compiles there depends on the whole text. One in a function or a class is its own."""
+    from seedlint.engine.parse import parse_module
+    from seedlint.engine.splice import splice
+
+    old = SPLICE_HEAD + block + SPLICE_BODY
+    new = old.replace("B = [", "B = (").replace("]\nC", ")\nC")
+    found = splice(old, parse_module(old, "m.py"), new, "m.py")
+    assert (found is not None) is joined
+    if found is not None:
+        assert found.valid
+        assert ast.dump(found.tree, include_attributes=True) == ast.dump(
+            ast.parse(new), include_attributes=True
+        )
