@@ -534,3 +534,15 @@ def test_a_windows_inner_placeholder_starts_at_the_first_decorator(
     assert kept[:10] == DECORATED_METHODS.splitlines()[:10]
     assert kept[10] == '    """' and kept[16].endswith('"""')
     assert len(kept[16]) == len("        return list(range(8))")
+
+
+def test_a_file_being_written_is_read_once_two_reads_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What an editor wrote into the old file is put back once it stops changing: the reads
+    go on (a millisecond apart) until two in a row agree, and that is the content."""
+    from seedlint.fixes import write
+
+    reads = iter([b"a", b"ab", b"abc", b"abc", b"abcd"])
+    monkeypatch.setattr(write, "_read_all", lambda fd: next(reads))
+    monkeypatch.setattr(write.time, "sleep", lambda seconds: None)
+    assert write._settled(0) == b"abc"
+    assert next(reads) == b"abcd"  # no read after the two that agree
