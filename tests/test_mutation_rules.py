@@ -1063,3 +1063,28 @@ def test_a_key_the_config_file_does_not_set(
         (11, "RNG002"),
         (12, "RNG002"),
     ]
+
+
+# (In this module: the mutation script runs it for `seedlint/analysis/compact.py`.)
+def test_a_fix_reading_a_hollowed_value_is_checked_on_the_whole_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A very large module's value that nothing read is hollowed: a fixed text that now reads
+    it (`unique_name`) cannot be joined to the old tree (its value is gone from it), and the
+    fix loop's check goes back to the whole text; a fixed text that reads no hollowed name
+    is joined."""
+    from seedlint.engine import parse
+    from seedlint.engine.splice import splice
+
+    monkeypatch.setattr(parse, "LARGE", 100)
+    monkeypatch.setattr(parse, "PIECE", 60)
+    filler = "".join(f"v{index} = {index} * 2\n" for index in range(20))
+    old = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\nunique_name = 17 * 2\n"
+        f"{filler}loader = DataLoader(range(8), shuffle=True)\n"
+    )
+    tree = parse.parse_module(old, "m.py")
+    reads = old.replace("shuffle=True)", "shuffle=bool(unique_name))")
+    assert splice(old, tree, reads, "m.py") is None
+    other = old.replace("shuffle=True)", "shuffle=False)")
+    assert splice(old, parse.parse_module(old, "m.py"), other, "m.py") is not None
