@@ -83,6 +83,30 @@ WORKER_FUNCTIONS = (
 
 # (name, before, after, the options)
 FIXES = [
+    *[
+        (
+            f"{code} replaces a `generator=None` passed by position, not adding a keyword",
+            (
+                "import torch\n"
+                f"from torch.utils.data import {name}\n"
+                "\n"
+                f"result = {name}({before})\n"
+                "print(list(result))\n"
+            ),
+            (
+                "import torch\n"
+                f"from torch.utils.data import {name}\n"
+                "\n"
+                f"result = {name}({before[: -len('None')]}torch.Generator().manual_seed(0))\n"
+                "print(list(result))\n"
+            ),
+            [],
+        )
+        for code, name, before in [
+            ("rng006", "random_split", "range(8), [4, 4], None"),
+            ("rng007", "RandomSampler", "range(8), False, None, None"),
+        ]
+    ],
     (
         "rng002 under Lightning's seed_everything passes `workers=True` to it",
         (
