@@ -546,3 +546,18 @@ def test_a_file_being_written_is_read_once_two_reads_agree(monkeypatch: pytest.M
     monkeypatch.setattr(write.time, "sleep", lambda seconds: None)
     assert write._settled(0) == b"abc"
     assert next(reads) == b"abcd"  # no read after the two that agree
+
+
+def test_the_walk_of_long_texts_resynchronises_after_an_insertion() -> None:
+    """Texts too long for difflib (600 differing lines each side) are walked: a line inserted
+    at the head is an insertion, the 599 lines after it equal, the changed last line a
+    replacement (not 600 lines replaced)."""
+    from seedlint.fixes.text import opcodes
+
+    old = [f"line {index}\n" for index in range(600)]
+    new = ["new\n", *old[:-1], "changed\n"]
+    assert opcodes(old, new) == [
+        ("insert", 0, 0, 0, 1),
+        ("equal", 0, 599, 1, 600),
+        ("replace", 599, 600, 600, 601),
+    ]
