@@ -562,3 +562,27 @@ def test_a_global_statement_in_the_modules_own_scope_leaves_the_fix_check_to_the
         assert ast.dump(found.tree, include_attributes=True) == ast.dump(
             ast.parse(new), include_attributes=True
         )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        SHUFFLED,  # a safe fix: applied
+        # an unsafe fix only, not asked for: nothing to apply
+        "import torch\n\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n"
+        "    torch.manual_seed(0)\n",
+        "x = 1\n",  # nothing found
+    ],
+    ids=["fixed", "unsafe-only", "clean"],
+)
+def test_fix_bytes_never_releases_the_check_it_is_given(text: str) -> None:
+    """The language server hands its kept check of the buffer to ``fix_bytes``: whatever the
+    fix does, that check keeps its facts (its quick fixes need them) and its findings."""
+    from seedlint.engine.fix import fix_bytes
+
+    settings = Settings()
+    checked = check_text(text, "t.py", settings)
+    findings = list(checked.findings)
+    fix_bytes(text.encode(), "t.py", settings, False, first=checked)
+    assert checked.facts is not None
+    assert checked.findings == findings
