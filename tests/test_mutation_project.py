@@ -848,3 +848,28 @@ def test_the_class_hint_reads_each_class_statement(
     hint = class_hint(raw)
     assert hint is not None
     assert hint.classes == classes
+
+
+def test_rng003_looks_past_a_helper_that_seeds_in_a_scope_of_its_own(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The helper called in the capture region first calls one that restores the state it
+    seeded (no device seeding that lasts), then one that seeds the GPU: the search goes on
+    past the first to the second."""
+    (project / "helpers.py").write_text(
+        "import torch\n\n\ndef scoped_seed(seed):\n    state = torch.get_rng_state()\n"
+        "    torch.manual_seed(seed)\n    torch.set_rng_state(state)\n\n\n"
+        "def seed_everything(seed):\n    torch.manual_seed(seed)\n\n\n"
+        "def setup_seed(seed):\n    scoped_seed(seed)\n    seed_everything(seed)\n"
+    )
+    (project / "capture.py").write_text(
+        "import torch\n\nfrom helpers import setup_seed\n\n\n"
+        "def capture(model, static_input):\n    graph = torch.cuda.CUDAGraph()\n"
+        "    with torch.cuda.graph(graph):\n        setup_seed(0)\n"
+        "        out = model(static_input)\n    return graph, out\n"
+    )
+    message = "`setup_seed()` seeds the GPU during capture (`helpers.py:11`): may raise, never "
+    message += "replayed"
+    assert findings(project, monkeypatch, capsys, "--no-cache", "capture.py") == [
+        ("capture.py", 9, "RNG003", message)
+    ]
