@@ -873,3 +873,30 @@ def test_rng003_looks_past_a_helper_that_seeds_in_a_scope_of_its_own(
     assert findings(project, monkeypatch, capsys, "--no-cache", "capture.py") == [
         ("capture.py", 9, "RNG003", message)
     ]
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["self.make_loader(True)", "cls.make_loader(True)", "super().make_loader(True)"],
+    ids=["self", "cls", "super"],
+)
+def test_the_cheap_test_of_needing_the_project_covers_a_method_of_a_base_elsewhere(
+    call: str,
+) -> None:
+    """``may_need_project`` (the language server asks it at every change) is a superset of
+    ``needs_project``: a call passing a literal to a method that a base class of another
+    module may define (through `self`, `cls` or `super()`) needs the project, and both say
+    so."""
+    from seedlint.config import Settings
+    from seedlint.engine.check import check_text
+    from seedlint.project.index import needs_project
+    from seedlint.project.summary import may_need_project, summarize
+
+    text = (
+        "from base import Base\n\n\nclass Trainer(Base):\n    @classmethod\n"
+        f"    def run(cls, self=None):\n        return {call}\n"
+    )
+    facts = check_text(text, "t.py", Settings()).facts
+    assert facts is not None
+    assert needs_project(summarize(facts))
+    assert may_need_project(facts)
