@@ -1112,3 +1112,20 @@ def test_a_fix_reading_a_hollowed_value_is_checked_on_the_whole_text(
     assert splice(old, tree, reads, "m.py") is None
     other = old.replace("shuffle=True)", "shuffle=False)")
     assert splice(old, parse.parse_module(old, "m.py"), other, "m.py") is not None
+
+
+def test_rng000_for_a_file_that_cannot_be_decoded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that is not UTF-8 (and names no other encoding) is one RNG000 finding saying
+    why, at the first byte that does not decode; no grammar is named (it is no syntax error,
+    though a later line holds syntax a newer Python reads)."""
+    (tmp_path / "bad.py").write_bytes(b'x = "\xff"\nmatch x:\n    case 1:\n        pass\n')
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(["check", "--isolated", "--no-cache", "--output-format", "concise", "bad.py"])
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "bad.py:1:6: RNG000 cannot decode: not valid utf-8 (the file has no coding cookie): "
+        "invalid start byte (byte 0xff)"
+    )
+    assert code == 1
