@@ -1129,3 +1129,56 @@ def test_rng000_for_a_file_that_cannot_be_decoded(
         "invalid start byte (byte 0xff)"
     )
     assert code == 1
+
+
+@pytest.mark.parametrize(("count", "expected"), [(7, []), (8, ["RNG001"])])
+def test_a_config_interpolation_chain_is_followed_seven_hops(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    count: int,
+    expected: list[str],
+) -> None:
+    """`k0: ${k1}`, `k1: ${k2}`, ... down to `false`: seven interpolations are followed (the
+    value is known: no finding), an eighth is not (the value may be anything)."""
+    chain = "".join(f"k{index}: ${{k{index + 1}}}\n" for index in range(count))
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": f"{chain}k{count}: false\n",
+            "train.py": "import torch\nfrom omegaconf import OmegaConf\n"
+            "from torch.utils.data import DataLoader\n\ntorch.manual_seed(0)\n"
+            'cfg = OmegaConf.load("config.yaml")\n'
+            "loader = DataLoader(range(8), shuffle=cfg.k0)\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [f["code"] for f in found] == expected
+
+
+def test_a_config_mapping_spread_into_the_loader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`DataLoader(..., **cfg.loader)` passes the keys of that part of the config: its
+    `shuffle: true` is a finding (with where it is set), another part's `shuffle: false` none."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "loader:\n  shuffle: true\n  num_workers: 0\nquiet:\n  shuffle: false\n",
+            "train.py": "import torch\nfrom omegaconf import OmegaConf\n"
+            "from torch.utils.data import DataLoader\n\ntorch.manual_seed(0)\n"
+            'cfg = OmegaConf.load("config.yaml")\n'
+            "loader = DataLoader(range(8), **cfg.loader)\n"
+            "quiet = DataLoader(range(8), **cfg.quiet)\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [(f["location"]["row"], f["code"], f["message"]) for f in found] == [
+        (
+            7,
+            "RNG001",
+            "DataLoader shuffles without a `generator` (shuffle=True: set in config.yaml:2)",
+        )
+    ]
