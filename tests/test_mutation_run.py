@@ -654,3 +654,39 @@ def test_a_warm_run_serves_findings_with_their_origins(
     monkeypatch.setattr(files, "check_bytes", counted)
     assert check(folder, capsys, *cache) == cold
     assert checked == []
+
+
+def test_a_cached_project_walk_sees_a_module_added_in_a_subfolder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A check of one file walks its project through the summaries' cache, whose walk is kept
+    with the modification times of every folder: a module added in a subfolder (the project's
+    root unchanged) is seen by the next run (a caller passing `train=True`)."""
+    folder = tmp_path / "proj"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "pyproject.toml").write_text("")
+    (folder / "lib.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def build(ds, train):\n    return DataLoader(ds, shuffle=train)\n"
+    )
+    (folder / "sub" / "run1.py").write_text(
+        "from lib import build\n\nloader = build(range(8), False)\n"
+    )
+    age(folder)
+    for path in (folder, folder / "sub"):
+        os.utime(path, (OLD, OLD))
+    monkeypatch.chdir(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert check(folder, capsys, *cache, path=folder / "lib.py") == []
+    (folder / "sub" / "run2.py").write_text(
+        "from lib import build\n\nloader = build(range(8), True)\n"
+    )
+    os.utime(folder, (OLD, OLD))  # only the subfolder changed
+    found = check(folder, capsys, *cache, path=folder / "lib.py")
+    assert [(f["filename"], f["location"]["row"], f["message"]) for f in found] == [
+        (
+            "lib.py",
+            5,
+            "DataLoader shuffles without a `generator` (shuffle=True from `sub/run2.py:3`)",
+        )
+    ]
