@@ -900,3 +900,14 @@ def test_the_cheap_test_of_needing_the_project_covers_a_method_of_a_base_elsewhe
     assert facts is not None
     assert needs_project(summarize(facts))
     assert may_need_project(facts)
+
+
+def test_questions_of_no_summary_and_of_one_from_bytes_are_none() -> None:
+    """A module without a summary, or with one made from its bytes (not its tree), asks the
+    project nothing (``questions`` takes an optional summary)."""
+    from seedlint.project.index import needs_project, questions
+    from seedlint.project.summary import LIGHT
+
+    assert questions(None) == []
+    assert questions(LIGHT) == []
+    assert not needs_project(None) and not needs_project(LIGHT)
