@@ -911,3 +911,28 @@ def test_questions_of_no_summary_and_of_one_from_bytes_are_none() -> None:
     assert questions(None) == []
     assert questions(LIGHT) == []
     assert not needs_project(None) and not needs_project(LIGHT)
+
+
+@pytest.mark.parametrize(("count", "found"), [(12, True), (13, False)])
+def test_a_loader_class_followed_through_at_most_12_star_imports(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    count: int,
+    found: bool,
+) -> None:
+    """`from m0 import Feeder`, where `m0` star-imports `m1`, which star-imports `m2`, ... down
+    to the module defining the loader class: a chain of 12 star imports is followed (RNG001 at
+    the call), a 13th is not (the class is not known)."""
+    for index in range(count):
+        (project / f"m{index}.py").write_text(f"from m{index + 1} import *\n")
+    (project / f"m{count}.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\nclass Feeder(DataLoader):\n    pass\n"
+    )
+    (project / "train.py").write_text(
+        "from m0 import Feeder\n\nloader = Feeder(range(8), shuffle=True)\n"
+    )
+    codes = [
+        code for *_, code, _ in findings(project, monkeypatch, capsys, "--no-cache", "train.py")
+    ]
+    assert codes == (["RNG001"] if found else [])
