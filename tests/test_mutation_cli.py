@@ -510,3 +510,59 @@ def test_a_reader_that_stops_early_exits_one_even_with_exit_zero(tmp_path: Path)
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 1
     assert "Traceback" not in err and "internal error" not in err
+
+
+@pytest.mark.parametrize(("count", "words"), [(1, "1 file"), (2, "2 files"), (3, "3 files")])
+def test_verbose_counts_the_files_to_check_in_words(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    count: int,
+    words: str,
+) -> None:
+    """``-v`` says how many files the run checks: "1 file", "2 files"."""
+    names = [f"m{index}.py" for index in range(count)]
+    for name in names:
+        (tmp_path / name).write_text(SAFE)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "-v", *names])
+    assert f"seedlint: {words} to check\n" in capsys.readouterr().err
+
+
+BUILDER = (
+    "from torch.utils.data import DataLoader\n\n\n"
+    "def build(ds, train):\n    return DataLoader(ds, shuffle=train)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("options", "fixed"), [([], False), (["--project-root", "."], True)], ids=["own", "given"]
+)
+def test_a_fix_of_standard_input_takes_the_project_of_its_file_name(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+    fixed: bool,
+) -> None:
+    """``--diff --stdin-filename proj/lib.py``: the project is the one of that file
+    (``proj/``, which has a root marker), where nothing calls `build` with `train=True`;
+    with ``--project-root .`` it is the working folder, where `other/run.py` does."""
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "pyproject.toml").write_text("")
+    (tmp_path / "proj" / "__init__.py").write_text("")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "run.py").write_text(
+        "from proj.lib import build\n\nloader = build(range(8), True)\n"
+    )
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(BUILDER.encode())))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(
+        ["check", "--no-cache", "--diff", *options, "--stdin-filename", "proj/lib.py", "-"]
+    )
+    out, err = capsys.readouterr()
+    assert code == (1 if fixed else 0)
+    assert ("generator=torch.Generator().manual_seed(torch.initial_seed())" in out) is fixed
+    assert err == ("Would fix 1 finding.\n" if fixed else "")

@@ -7,6 +7,7 @@ process: ``cli.main``), in a folder of its own.
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -564,3 +565,34 @@ def test_every_setting_that_changes_findings_changes_the_fingerprint(name: str) 
 def test_what_changes_no_finding_keeps_the_fingerprint(name: str, value: Any) -> None:
     base = Settings(root=Path("/project"))
     assert Settings(**{"root": Path("/project"), name: value}).fingerprint() == base.fingerprint()
+
+
+LONG_LOADER = (
+    "import torch\nfrom torch.utils.data import DataLoader\n\n"
+    "training_loader = DataLoader(list(range(100)), batch_size=8, shuffle=True)\n"
+)
+
+
+def test_standard_input_with_a_config_file_takes_the_formatters_line_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--config FILE`` and standard input without ``--stdin-filename``: the settings are
+    the file's, with the line length of the working folder's ruff configuration (120): the
+    fixed call fits on its line of 118 characters (88 would wrap it)."""
+    (tmp_path / "ruff.toml").write_text("line-length = 120\n")
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "seedlint.toml").write_text("fix-seed = 3\n")
+    config = ["--config", "conf/seedlint.toml"]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    shown = settings_shown([*config, "-"], tmp_path, monkeypatch, capsys)
+    assert shown["line-length"][0] == 120
+    assert shown["fix-seed"][0] == 3
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(LONG_LOADER.encode())))
+    code, out, err = seedlint(
+        ["check", "--no-cache", "--fix", *config, "-"], tmp_path, monkeypatch, capsys
+    )
+    fixed = LONG_LOADER.replace(
+        "shuffle=True)", "shuffle=True, generator=torch.Generator().manual_seed(3))"
+    )
+    assert (code, out) == (0, fixed), err
+    assert len(fixed.splitlines()[-1]) == 118

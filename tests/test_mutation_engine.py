@@ -5,6 +5,7 @@ on a real file by the command line (in this process) and by ``check_text``.
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -388,3 +389,200 @@ def test_a_file_with_no_rule_word_that_calls_a_project_loader_class(
     ]
     assert [(Path(name).name, row, c) for name, row, c in found] == [("train.py", 3, "RNG002")]
     assert code == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [
+        ('select = ["", "RNG002"]', ["RNG002"]),
+        ('ignore = ["", "RNG002"]', ["RNG001"]),
+        ('select = ["RNG001"]\nextend-select = [" ", "RNG002"]', ["RNG001", "RNG002"]),
+    ],
+)
+def test_an_empty_selector_in_a_list_is_skipped_not_the_end_of_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+    expected: list[str],
+) -> None:
+    """An empty (or blank) selector in a configured list selects nothing, and the selectors
+    after it still count."""
+    (tmp_path / "pyproject.toml").write_text(f"[tool.seedlint]\n{option}\n")
+    (tmp_path / "train.py").write_text(SHUFFLED + "loader2 = DataLoader(range(8), num_workers=2)\n")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--output-format", "json", "train.py"])
+    assert sorted(f["code"] for f in json.loads(capsys.readouterr().out)) == expected
+
+
+@pytest.mark.parametrize("name", ["json", "json-lines"])
+def test_the_json_output_has_the_edits_of_every_fix_of_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Three fixable findings in one file: each one's fix comes with its own edit (each fix
+    computed alone, on the file as it is)."""
+    (tmp_path / "train.py").write_text(
+        SHUFFLED + "second = DataLoader(range(4), shuffle=True)\n"
+        "third = DataLoader(range(2), shuffle=True)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", name, "train.py"])
+    out = capsys.readouterr().out
+    items = json.loads(out) if name == "json" else [json.loads(line) for line in out.splitlines()]
+    generator = ", generator=torch.Generator().manual_seed(0)"
+    assert [
+        [(e["content"], e["location"]["row"], e["location"]["column"]) for e in f["fix"]["edits"]]
+        for f in items
+    ] == [[(generator, 4, 43)], [(generator, 5, 43)], [(generator, 6, 42)]]
+
+
+DEEP = (  # 3,200 `and` operands: libcst would nest 3,200 levels, over the fixer's limit
+    "import torch\nfrom torch.utils.data import DataLoader\n\n"
+    f"flag = {' and '.join(['x'] * 3200)}\n"
+    "loader = DataLoader(range(8), shuffle=True)\n"
+)
+
+
+def test_a_module_nested_too_deeply_for_the_fixer_is_left_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Over the fixer's depth (3,000), --fix refuses with one error line and leaves the file,
+    and the json output shows the fix without edits."""
+    (tmp_path / "train.py").write_text(DEEP)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--isolated", "--no-cache", "--fix", "train.py"]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "train.py: cannot fix: the file is nested too deeply for the fixer (about 3202 levels, "
+        "at most 3000); it was left unchanged\n"
+    ) in err
+    assert (tmp_path / "train.py").read_text() == DEEP
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "train.py"])
+    (finding,) = json.loads(capsys.readouterr().out)
+    assert finding["fix"]["edits"] == []
+
+
+NOTEBOOK_CELLS = [
+    ["import torch\n", "from torch.utils.data import DataLoader"],
+    ["loader = DataLoader(range(8), shuffle=True)"],
+    [
+        "g = torch.cuda.CUDAGraph()\n",
+        'x = torch.zeros(2, device="cuda")\n',
+        "with torch.cuda.graph(g):\n",
+        "    torch.manual_seed(0)\n",
+        "    out = x * 2",
+    ],
+]
+
+
+def test_a_notebooks_json_edits_count_rows_in_their_cell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each fix's edits in a notebook count rows in the finding's cell: the call's rewrite on
+    row 1 of cell 2; in cell 3, the seeding moved from row 4 to before the capture region on
+    row 3 (a line inserted at row 3, the line of row 4 removed up to row 5's start)."""
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "execution_count": None,
+                "outputs": [],
+                "source": s,
+            }
+            for s in NOTEBOOK_CELLS
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "nb.ipynb").write_text(json.dumps(notebook, indent=1) + "\n")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "json", "nb.ipynb"])
+    found = [
+        (
+            f["code"],
+            f["cell"],
+            [
+                (
+                    e["content"],
+                    (e["location"]["row"], e["location"]["column"]),
+                    (e["end_location"]["row"], e["end_location"]["column"]),
+                )
+                for e in f["fix"]["edits"]
+            ],
+        )
+        for f in json.loads(capsys.readouterr().out)
+    ]
+    generator = "generator=torch.Generator().manual_seed(torch.initial_seed())"
+    assert found == [
+        (
+            "RNG001",
+            2,
+            [(f"\n    range(8),\n    shuffle=True,\n    {generator},\n", (1, 21), (1, 43))],
+        ),
+        ("RNG003", 3, [("torch.manual_seed(0)\n", (3, 1), (3, 1)), ("", (4, 1), (5, 1))]),
+    ]
+
+
+SPLICE_HEAD = "import torch\nfrom torch.utils.data import DataLoader\n\n"
+SPLICE_BODY = "A = 1\n\nB = [\n    1,\n]\nC = 3\n"
+
+
+@pytest.mark.parametrize(
+    ("block", "joined"),
+    [
+        ("if A:\n    global A\n", False),  # in the module's own scope: decided whole
+        ("for _ in range(2):\n    global A\n", False),
+        ("try:\n    pass\nexcept OSError:\n    global A\n", False),
+        ("def f():\n    global A\n    A = 2\n", True),  # a function's own: joined
+        ("class K:\n    global A\n", True),
+    ],
+    ids=["if", "for", "handler", "function", "class"],
+)
+def test_a_global_statement_in_the_modules_own_scope_leaves_the_fix_check_to_the_whole_text(
+    block: str, joined: bool
+) -> None:
+    """The fix loop's check of a fixed module joins the changed statements' tree to the old
+    one, except where a `global` stands in the module's own scope (in a block of it too): what
+    compiles there depends on the whole text. One in a function or a class is its own."""
+    from seedlint.engine.parse import parse_module
+    from seedlint.engine.splice import splice
+
+    old = SPLICE_HEAD + block + SPLICE_BODY
+    new = old.replace("B = [", "B = (").replace("]\nC", ")\nC")
+    found = splice(old, parse_module(old, "m.py"), new, "m.py")
+    assert (found is not None) is joined
+    if found is not None:
+        assert found.valid
+        assert ast.dump(found.tree, include_attributes=True) == ast.dump(
+            ast.parse(new), include_attributes=True
+        )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        SHUFFLED,  # a safe fix: applied
+        # an unsafe fix only, not asked for: nothing to apply
+        "import torch\n\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n"
+        "    torch.manual_seed(0)\n",
+        "x = 1\n",  # nothing found
+    ],
+    ids=["fixed", "unsafe-only", "clean"],
+)
+def test_fix_bytes_never_releases_the_check_it_is_given(text: str) -> None:
+    """The language server hands its kept check of the buffer to ``fix_bytes``: whatever the
+    fix does, that check keeps its facts (its quick fixes need them) and its findings."""
+    from seedlint.engine.fix import fix_bytes
+
+    settings = Settings()
+    checked = check_text(text, "t.py", settings)
+    findings = list(checked.findings)
+    fix_bytes(text.encode(), "t.py", settings, False, first=checked)
+    assert checked.facts is not None
+    assert checked.findings == findings

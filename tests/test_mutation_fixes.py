@@ -429,3 +429,135 @@ def test_root_replaces_another_users_file_with_a_new_one_of_the_same_owner(tmp_p
     assert info.st_ino != inode
     assert (info.st_uid, info.st_gid, info.st_mode & 0o7777) == (65534, 65534, 0o640)
     assert path.read_bytes() == b"x = 2\n"
+
+
+CAPTURED_LAST_SEED = (
+    "import torch\n\ntorch.cuda.manual_seed(1)\ng = torch.cuda.CUDAGraph()\n"
+    "with torch.cuda.graph(g): torch.cuda.manual_seed_all(1)\n"
+    "model = torch.nn.Linear(2, 2).cuda()\n"
+)
+
+
+def test_an_insertion_at_a_statement_a_later_fix_replaces_waits_for_the_next_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """RNG004 (row 3) adds `torch.manual_seed(1)` after the last seeding call, in the capture
+    region's one-line suite; RNG003 (row 5) replaces that suite to move the call out: it
+    conflicts with the insertion and waits, so the insertion is not lost (and RNG004 fixed
+    twice). Three rounds: RNG004, then each RNG003 of the suite."""
+    from seedlint import cli
+
+    (tmp_path / "train.py").write_text(CAPTURED_LAST_SEED)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(
+        ["check", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "--show-fixes", "train.py"]
+    )
+    assert capsys.readouterr().out.splitlines() == [
+        "",
+        "Fixed 3 findings:",
+        "- train.py:",
+        "    2 × RNG003 (seed-in-graph-capture)",
+        "    1 × RNG004 (torch-unseeded-in-seeded-program)",
+        "",
+        "Found 3 findings (3 fixed, 0 remaining).",
+    ]
+    assert code == 0
+    assert (tmp_path / "train.py").read_text() == (
+        "import torch\n\ntorch.cuda.manual_seed(1)\ng = torch.cuda.CUDAGraph()\n"
+        "torch.cuda.manual_seed_all(1)\ntorch.manual_seed(1)\n"
+        "with torch.cuda.graph(g): pass\nmodel = torch.nn.Linear(2, 2).cuda()\n"
+    )
+
+
+def test_a_hollowed_value_nested_too_deeply_for_the_fixer_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A very large module's value that nothing reads is hollowed to a constant (here: the
+    module counts as large from 100 characters), but the fixer's depth still counts the
+    operators of its text (from the value's first column: not the target's `=`, nor the lines
+    above): 3,199 `and` are over libcst's limit, and the fix is refused."""
+    from seedlint import cli
+    from seedlint.engine import parse
+
+    monkeypatch.setattr(parse, "LARGE", 100)
+    monkeypatch.setattr(parse, "PIECE", 60)
+    text = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        f"unique_name = {' and '.join(['1'] * 3200)}\n"
+        "loader = DataLoader(range(8), shuffle=True)\n"
+    )
+    (tmp_path / "train.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(["check", "--isolated", "--no-cache", "--fix", "train.py"])
+    err = capsys.readouterr().err
+    assert (  # 3,199 `and` of the value's own text, below the assignment below the module
+        "train.py: cannot fix: the file is nested too deeply for the fixer (about 3201 levels, "
+        "at most 3000); it was left unchanged\n"
+    ) in err
+    assert code == 1
+    assert (tmp_path / "train.py").read_text() == text
+
+
+DECORATED_METHODS = (
+    "import functools\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n\n"
+    "class Data:\n"
+    "    def loader(self):\n"
+    "        return DataLoader(range(8), shuffle=True)\n"
+    "\n"
+    "    @property\n"
+    "    def size(self):\n"
+    "        return 8\n"
+    "\n"
+    "    @functools.lru_cache(maxsize=None)\n"
+    "    def items(self):\n"
+    "        return list(range(8))\n"
+)
+
+
+def test_a_windows_inner_placeholder_starts_at_the_first_decorator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Inside a kept class, the decorated methods that hold no finding's row are left out from
+    their first decorator's `@` (the column of the line's indentation) to their end: one
+    placeholder of rows 11 to 17."""
+    import ast
+
+    from seedlint.fixes import window
+
+    monkeypatch.setattr(window, "WINDOW_LINES", 0)
+    made = window.make_window(DECORATED_METHODS, ast.parse(DECORATED_METHODS), {9}, inner=True)
+    assert made is not None
+    assert made.holes == [(11, 17)]
+    kept = made.text.splitlines()
+    assert kept[:10] == DECORATED_METHODS.splitlines()[:10]
+    assert kept[10] == '    """' and kept[16].endswith('"""')
+    assert len(kept[16]) == len("        return list(range(8))")
+
+
+def test_a_file_being_written_is_read_once_two_reads_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What an editor wrote into the old file is put back once it stops changing: the reads
+    go on (a millisecond apart) until two in a row agree, and that is the content."""
+    from seedlint.fixes import write
+
+    reads = iter([b"a", b"ab", b"abc", b"abc", b"abcd"])
+    monkeypatch.setattr(write, "_read_all", lambda fd: next(reads))
+    monkeypatch.setattr(write.time, "sleep", lambda seconds: None)
+    assert write._settled(0) == b"abc"
+    assert next(reads) == b"abcd"  # no read after the two that agree
+
+
+def test_the_walk_of_long_texts_resynchronises_after_an_insertion() -> None:
+    """Texts too long for difflib (600 differing lines each side) are walked: a line inserted
+    at the head is an insertion, the 599 lines after it equal, the changed last line a
+    replacement (not 600 lines replaced)."""
+    from seedlint.fixes.text import opcodes
+
+    old = [f"line {index}\n" for index in range(600)]
+    new = ["new\n", *old[:-1], "changed\n"]
+    assert opcodes(old, new) == [
+        ("insert", 0, 0, 0, 1),
+        ("equal", 0, 599, 1, 600),
+        ("replace", 599, 600, 600, 601),
+    ]

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -734,3 +736,203 @@ def test_standard_input_is_checked_as_given_not_as_on_disk(
         ]  # fmt: skip
     else:
         assert found == []
+
+
+def test_rng003_names_where_another_modules_helper_seeds_the_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A call inside a capture region that seeds the GPU in another module of the project:
+    the message names that seeding call's path from the project's root, and its row."""
+    import shutil
+
+    project = tmp_path / "capture_helper"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "projects" / "capture_helper", project)
+    (project / "pyproject.toml").write_text("")
+    where = "(`utils/seeding.py:10`): may raise, never replayed"
+    assert findings(project, monkeypatch, capsys, "--no-cache", "capture.py") == [
+        ("capture.py", 10, "RNG003", f"`seed_everything()` seeds the GPU during capture {where}"),
+        ("capture.py", 19, "RNG003", f"`reseed()` seeds the GPU during capture {where}"),
+    ]
+
+
+class _Mounted:
+    """``os`` for :mod:`seedlint.project.layout`, where the folders under ``mount`` are on
+    another device than the rest (their ``stat`` has another ``st_dev``), and ``stat`` of
+    ``broken`` fails."""
+
+    def __init__(self, mount: Path, broken: Path | None = None) -> None:
+        self.mount, self.broken = str(mount), None if broken is None else str(broken)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(os, name)
+
+    def stat(self, path: Any) -> Any:
+        if self.broken is not None and os.fspath(path) == self.broken:
+            raise PermissionError(path)
+        found = os.stat(path)
+        inside = os.fspath(path) == self.mount or os.fspath(path).startswith(self.mount + os.sep)
+        return SimpleNamespace(st_dev=found.st_dev + 1 if inside else found.st_dev)
+
+
+def test_the_root_search_stops_at_a_file_system_boundary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder mounted below a project is a tree of its own: the search for a root marker
+    stops at the mount (no root: the start's own folder); where the start's device cannot be
+    read, the search goes on up to the marker."""
+    from seedlint.project import layout
+
+    (tmp_path / "pyproject.toml").write_text("")
+    start = tmp_path / "mnt" / "pkg"
+    start.mkdir(parents=True)
+    (start / "train.py").write_text("x = 1\n")
+    assert layout.find_root(start / "train.py") == tmp_path
+    monkeypatch.setattr(layout, "os", _Mounted(tmp_path / "mnt"))
+    assert layout.project_root(start) is None
+    assert layout.find_root(start / "train.py") == start
+    monkeypatch.setattr(layout, "os", _Mounted(tmp_path / "mnt", broken=start))
+    assert layout.project_root(start) == tmp_path
+
+
+def test_a_builder_whose_caller_should_pass_the_generator_names_what_it_passes(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The builder takes the `generator` it passes on: the fix belongs at the caller, and the
+    message says what the caller passes (`shuffle=True`) and what it does not."""
+    (project / "lib.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def build(ds, train, generator=None):\n"
+        "    return DataLoader(ds, shuffle=train, generator=generator)\n"
+    )
+    (project / "train.py").write_text("from lib import build\n\nloader = build(range(8), True)\n")
+    message = "DataLoader shuffles without a `generator` (`train.py:3` passes shuffle=True, no "
+    message += "`generator`)"
+    assert findings(project, monkeypatch, capsys, "--no-cache", ".") == [
+        ("lib.py", 5, "RNG001", message)
+    ]
+
+
+IMPORT = b"from torch.utils.data import DataLoader\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "classes"),
+    [
+        # at the file's first byte, the file ending in a name (no line break)
+        (b"class Base(object):\n    pass\nx = 1", {"Base": frozenset()}),
+        (b"class Base:\n    pass\n_", {"Base": frozenset()}),
+        # spaces between the name and its bases, or its colon
+        (IMPORT + b"class Feeder (DataLoader):\n    pass\n", {"Feeder": frozenset({"DataLoader"})}),
+        (IMPORT + b"class Plain \t:\n    pass\n", {"Plain": frozenset()}),
+        (
+            IMPORT + b"class Feeder[T] (DataLoader):\n    pass\n",  # after type parameters
+            {"Feeder": frozenset({"DataLoader"})},
+        ),
+        # the bases' bracket far into the file (at byte 2,154: its 2,048 bit set)
+        (
+            IMPORT + b"#" + b"x" * 2100 + b"\nclass Feeder(DataLoader):\n    pass\n",
+            {"Feeder": frozenset({"DataLoader"})},
+        ),
+    ],
+    ids=["first-byte", "first-byte-underscore", "space-bases", "space-colon", "space-typed", "far"],
+)
+def test_the_class_hint_reads_each_class_statement(
+    raw: bytes, classes: dict[str, frozenset[str]]
+) -> None:
+    """A module's class hint (its classes and their bases, read from its bytes) has every class
+    statement: one at the file's first byte, one with spaces before its bases or its colon
+    (after its type parameters too), one whose bases' bracket is thousands of bytes into the
+    file."""
+    from seedlint.project.hints import class_hint
+
+    hint = class_hint(raw)
+    assert hint is not None
+    assert hint.classes == classes
+
+
+def test_rng003_looks_past_a_helper_that_seeds_in_a_scope_of_its_own(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The helper called in the capture region first calls one that restores the state it
+    seeded (no device seeding that lasts), then one that seeds the GPU: the search goes on
+    past the first to the second."""
+    (project / "helpers.py").write_text(
+        "import torch\n\n\ndef scoped_seed(seed):\n    state = torch.get_rng_state()\n"
+        "    torch.manual_seed(seed)\n    torch.set_rng_state(state)\n\n\n"
+        "def seed_everything(seed):\n    torch.manual_seed(seed)\n\n\n"
+        "def setup_seed(seed):\n    scoped_seed(seed)\n    seed_everything(seed)\n"
+    )
+    (project / "capture.py").write_text(
+        "import torch\n\nfrom helpers import setup_seed\n\n\n"
+        "def capture(model, static_input):\n    graph = torch.cuda.CUDAGraph()\n"
+        "    with torch.cuda.graph(graph):\n        setup_seed(0)\n"
+        "        out = model(static_input)\n    return graph, out\n"
+    )
+    message = "`setup_seed()` seeds the GPU during capture (`helpers.py:11`): may raise, never "
+    message += "replayed"
+    assert findings(project, monkeypatch, capsys, "--no-cache", "capture.py") == [
+        ("capture.py", 9, "RNG003", message)
+    ]
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["self.make_loader(True)", "cls.make_loader(True)", "super().make_loader(True)"],
+    ids=["self", "cls", "super"],
+)
+def test_the_cheap_test_of_needing_the_project_covers_a_method_of_a_base_elsewhere(
+    call: str,
+) -> None:
+    """``may_need_project`` (the language server asks it at every change) is a superset of
+    ``needs_project``: a call passing a literal to a method that a base class of another
+    module may define (through `self`, `cls` or `super()`) needs the project, and both say
+    so."""
+    from seedlint.config import Settings
+    from seedlint.engine.check import check_text
+    from seedlint.project.index import needs_project
+    from seedlint.project.summary import may_need_project, summarize
+
+    text = (
+        "from base import Base\n\n\nclass Trainer(Base):\n    @classmethod\n"
+        f"    def run(cls, self=None):\n        return {call}\n"
+    )
+    facts = check_text(text, "t.py", Settings()).facts
+    assert facts is not None
+    assert needs_project(summarize(facts))
+    assert may_need_project(facts)
+
+
+def test_questions_of_no_summary_and_of_one_from_bytes_are_none() -> None:
+    """A module without a summary, or with one made from its bytes (not its tree), asks the
+    project nothing (``questions`` takes an optional summary)."""
+    from seedlint.project.index import needs_project, questions
+    from seedlint.project.summary import LIGHT
+
+    assert questions(None) == []
+    assert questions(LIGHT) == []
+    assert not needs_project(None) and not needs_project(LIGHT)
+
+
+@pytest.mark.parametrize(("count", "found"), [(12, True), (13, False)])
+def test_a_loader_class_followed_through_at_most_12_star_imports(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    count: int,
+    found: bool,
+) -> None:
+    """`from m0 import Feeder`, where `m0` star-imports `m1`, which star-imports `m2`, ... down
+    to the module defining the loader class: a chain of 12 star imports is followed (RNG001 at
+    the call), a 13th is not (the class is not known)."""
+    for index in range(count):
+        (project / f"m{index}.py").write_text(f"from m{index + 1} import *\n")
+    (project / f"m{count}.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\nclass Feeder(DataLoader):\n    pass\n"
+    )
+    (project / "train.py").write_text(
+        "from m0 import Feeder\n\nloader = Feeder(range(8), shuffle=True)\n"
+    )
+    codes = [
+        code for *_, code, _ in findings(project, monkeypatch, capsys, "--no-cache", "train.py")
+    ]
+    assert codes == (["RNG001"] if found else [])

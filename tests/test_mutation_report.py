@@ -144,3 +144,114 @@ def test_gitlab_paths_are_relative_to_ci_project_dir(
     cli.main(["check", "--isolated", "--no-cache", "--output-format", "gitlab", "train.py"])
     paths = {item["location"]["path"] for item in json.loads(capsys.readouterr().out)}
     assert paths == {"sub/train.py"}
+
+
+def test_a_notebook_cell_of_one_string_in_the_github_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cell whose ``source`` is one string (not a list of lines) is on one line of the
+    ``.ipynb``: a finding on the cell's first row has its exact columns there (the string
+    starts at column 14 of line 15, after its quote), one on a later row the cell's line."""
+    cells = [
+        "import torch\nfrom torch.utils.data import DataLoader",
+        "loader = DataLoader(range(8), shuffle=True)",
+        "x = 1\nother = DataLoader(range(8), shuffle=True)",
+    ]
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "execution_count": None,
+                "outputs": [],
+                "source": source,
+            }
+            for source in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (tmp_path / "nb.ipynb").write_text(json.dumps(notebook, indent=1) + "\n")
+    assert (tmp_path / "nb.ipynb").read_text().splitlines()[14] == (
+        '   "source": "loader = DataLoader(range(8), shuffle=True)"'
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--isolated", "--no-cache", "--output-format", "github", "nb.ipynb"])
+    message = "RNG001 DataLoader shuffles without a `generator`: its order depends on the global "
+    message += "torch generator"
+    assert capsys.readouterr().out == (
+        "::error title=seedlint (RNG001),file=nb.ipynb,line=15,col=24,endLine=15,endColumn=58"
+        f"::nb.ipynb:cell 2:1:10: {message}\n"
+        "::error title=seedlint (RNG001),file=nb.ipynb,line=22,col=14,endLine=22,endColumn=15"
+        f"::nb.ipynb:cell 3:2:9: {message}\n"
+    )
+
+
+TRAIN_WITH_ORIGINS = (
+    "import argparse\n\nimport torch\nimport yaml\nfrom torch.utils.data import DataLoader\n\n"
+    "parser = argparse.ArgumentParser()\n"
+    'parser.add_argument("--workers", type=int, default=4)\n'
+    "args = parser.parse_args()\n"
+    'with open("config.yaml") as f:\n    cfg = yaml.safe_load(f)\n'
+    "torch.manual_seed(0)\n"
+    "first = DataLoader(range(8), num_workers=args.workers)\n"
+    'second = DataLoader(range(8), num_workers=cfg["data"]["workers"])\n'
+)
+
+
+@pytest.mark.parametrize("name", ["json", "json-lines"])
+def test_the_json_origin_names_the_file_that_sets_the_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """A value set in the finding's own file (an argparse default) has that file as its
+    origin's filename; one set in another file (a YAML config), that other file."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "config.yaml").write_text("data:\n  workers: 2\n")
+    (tmp_path / "train.py").write_text(TRAIN_WITH_ORIGINS)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    cli.main(["check", "--no-cache", "--output-format", name, "train.py"])
+    out = capsys.readouterr().out
+    items = json.loads(out) if name == "json" else [json.loads(line) for line in out.splitlines()]
+    train, config = str(tmp_path / "train.py"), str(tmp_path / "config.yaml")
+    assert [(item["filename"], item["location"]["row"], item["origin"]) for item in items] == [
+        (
+            train,
+            13,
+            {
+                "name": "num_workers",
+                "value": "4",
+                "source": "argparse default, line 8",
+                "filename": train,
+                "row": 8,
+            },
+        ),
+        (
+            train,
+            14,
+            {
+                "name": "num_workers",
+                "value": "2",
+                "source": "set in config.yaml:2",
+                "filename": config,
+                "row": 2,
+            },
+        ),
+    ]
+
+
+@pytest.mark.parametrize("char", ["\ud800", "\udc80", "\udfff", "\x01", "\x1f"])
+def test_junit_replaces_what_xml_cannot_hold(char: str) -> None:
+    """Every unpaired surrogate (U+D800 to U+DFFF: a file name that is not UTF-8 gives some)
+    and every control character but tab and line breaks become U+FFFD in the junit report,
+    in its attributes and its text."""
+    from seedlint import report
+    from seedlint.core.findings import Finding
+
+    finding = Finding("RNG001", "x", f"a{char}b", f"m{char}.py", 1, 0, 1, 1)
+    out = report.junit([finding])
+    assert char not in out
+    assert 'name="m\ufffd.py"' in out and ">line 1, col 1, a\ufffdb</failure>" in out
+    out.encode("utf-8")  # no surrogate left to encode

@@ -19,6 +19,8 @@ from seedlint.engine.check import check_text
 from seedlint.rules.rng002_workers_without_init_fn import PREFIX, WorkersWithoutInitFnViolation
 from tests.fixtures_support import expected_findings, fixture_settings
 
+_STREAM_NAMES = ["safe_load", "load", "full_load", "unsafe_load"]
+
 FOLDER = Path(__file__).parent / "fixtures" / "mutation"
 CASES = sorted(FOLDER.glob("*.py"))
 
@@ -81,6 +83,50 @@ WORKER_FUNCTIONS = (
 
 # (name, before, after, the options)
 FIXES = [
+    *[
+        (
+            f"{code} replaces a `generator=None` passed by position, not adding a keyword",
+            (
+                "import torch\n"
+                f"from torch.utils.data import {name}\n"
+                "\n"
+                f"result = {name}({before})\n"
+                "print(list(result))\n"
+            ),
+            (
+                "import torch\n"
+                f"from torch.utils.data import {name}\n"
+                "\n"
+                f"result = {name}({before[: -len('None')]}torch.Generator().manual_seed(0))\n"
+                "print(list(result))\n"
+            ),
+            [],
+        )
+        for code, name, before in [
+            ("rng006", "random_split", "range(8), [4, 4], None"),
+            ("rng007", "RandomSampler", "range(8), False, None, None"),
+        ]
+    ],
+    (
+        "rng002 under Lightning's seed_everything passes `workers=True` to it",
+        (
+            "import lightning.pytorch as pl\n"
+            "from torch.utils.data import DataLoader\n"
+            "\n"
+            "pl.seed_everything(7)\n"
+            "loader = DataLoader(range(8), num_workers=4)\n"
+            "print(list(loader))\n"
+        ),
+        (
+            "import lightning.pytorch as pl\n"
+            "from torch.utils.data import DataLoader\n"
+            "\n"
+            "pl.seed_everything(7, workers=True)\n"
+            "loader = DataLoader(range(8), num_workers=4)\n"
+            "print(list(loader))\n"
+        ),
+        [],
+    ),
     (
         (
             "rng002 in a script that seeds nothing replaces `generator=None` by a generator seeded "
@@ -620,6 +666,90 @@ def test_hydra_defaults_plain_and_optional_and_a_joined_config_path(
     ] == [(12, "RNG001", origin), (18, "RNG001", origin)]
 
 
+def test_only_the_first_parameter_of_a_hydra_main_is_its_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hydra passes the config as the first argument: a read of another parameter of the
+    decorated function is no config value (unknown: the shuffle may be true), whatever the
+    config sets under the same key."""
+    found = _project_json(
+        tmp_path,
+        {
+            "conf/config.yaml": "shuffle: true\nquiet: false\n",
+            "train.py": "import hydra\nimport torch\nfrom torch.utils.data import DataLoader\n\n\n"
+            '@hydra.main(version_base=None, config_path="conf", config_name="config")\n'
+            "def main(cfg, extra=None):\n"
+            "    torch.manual_seed(0)\n"
+            "    DataLoader(range(8), shuffle=cfg.quiet)\n"
+            "    DataLoader(range(8), shuffle=extra.quiet)\n"
+            "    DataLoader(range(8), shuffle=extra.shuffle)\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [(f["location"]["row"], f["code"], f["origin"]) for f in found] == [  # type: ignore[index]
+        (10, "RNG001", None),
+        (11, "RNG001", None),
+    ]
+
+
+@pytest.mark.parametrize("part", ["cfg[sys.argv[1]]", "cfg or {}", "(cfg or {})['train']"])
+def test_a_config_read_through_an_expression_that_is_no_key_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], part: str
+) -> None:
+    """A name bound to a loaded config read with a computed key, or to an expression that is
+    not a chain of keys from a name or a call: no config value is known (the shuffle may be
+    true), and nothing fails."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "train:\n  shuffle: false\nshuffle: false\n",
+            "train.py": "import sys\n\nimport torch\nimport yaml\n"
+            "from torch.utils.data import DataLoader\n\n"
+            "torch.manual_seed(0)\n"
+            'with open("config.yaml") as f:\n    cfg = yaml.safe_load(f)\n'
+            f"part = {part}\n"
+            'loader = DataLoader(range(8), shuffle=part["shuffle"])\n',
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [(f["location"]["row"], f["code"]) for f in found] == [(11, "RNG001")]
+
+
+@pytest.mark.parametrize(("digits", "named"), [(20, True), (21, False)])
+def test_an_origin_is_named_for_a_value_of_at_most_20_characters(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    digits: int,
+    named: bool,
+) -> None:
+    """Where a value is set (an argparse default) is recorded for a value Python writes in at
+    most 20 characters; a longer one has no origin."""
+    value = "1" * digits
+    found = _project_json(
+        tmp_path,
+        {
+            "train.py": "import argparse\n\nimport torch\n"
+            "from torch.utils.data import DataLoader\n\nparser = argparse.ArgumentParser()\n"
+            f'parser.add_argument("--workers", type=int, default={value})\n'
+            "args = parser.parse_args()\ntorch.manual_seed(0)\n"
+            "loader = DataLoader(range(8), num_workers=args.workers)\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    origin = {
+        "name": "num_workers",
+        "value": value,
+        "source": "argparse default, line 7",
+        "filename": str(tmp_path / "train.py"),
+        "row": 7,
+    }
+    assert [(f["code"], f["origin"]) for f in found] == [("RNG002", origin if named else None)]
+
+
 # One sample of each syntax of NEWER_SYNTAX, in its order: (the version, the sample).
 NEWER_SAMPLES = [
     ((3, 10), "match command:\n    case [x]:\n        pass\n"),
@@ -676,6 +806,9 @@ def test_each_newer_syntax_is_named_by_its_python(
         ('open("config.yaml")', True),
         ('io.open("config.yaml")', True),
         ('Path("config.yaml").open()', True),
+        ('open("config.yaml", "r")', True),  # the path is the first argument
+        ('io.open("config.yaml", "r")', True),
+        ('Path("config.yaml").open("r")', True),
         ('other.open("config.yaml")', False),  # not io: some object's open
         ('Folder("config.yaml").open()', False),  # not Path
         ('str("config.yaml").open()', False),
@@ -704,6 +837,74 @@ def test_each_spelling_of_opening_a_config(
         capsys,
     )
     assert [f["code"] for f in found] == ([] if followed else ["RNG001"])
+
+
+@pytest.mark.parametrize(
+    ("read", "followed"),
+    [
+        ('OmegaConf.load("config.yaml")', True),  # a file loader: its path
+        ('OmegaConf.create("config.yaml")', False),  # not a loader: a config of that string
+        *[(f'yaml.{name}(open("config.yaml"))', True) for name in _STREAM_NAMES],
+        *[(f'ruamel.{name}(open("config.yaml"))', True) for name in _STREAM_NAMES],
+        ('json.load(open("config.json"))', True),
+        ('yaml.dump(open("config.yaml"))', False),
+        ('other.load(open("config.yaml"))', False),
+    ],
+)
+def test_each_config_loader_of_the_table(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    read: str,
+    followed: bool,
+) -> None:
+    """`OmegaConf.load(path)` and each stream loader of `yaml`, `ruamel` and `json` read the
+    config (its `shuffle: false` holds: no finding); another call is not followed (the value
+    may be anything)."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "shuffle: false\n",
+            "config.json": '{"shuffle": false}\n',
+            "train.py": "import json\n\nimport ruamel\nimport torch\nimport yaml\n"
+            "from omegaconf import OmegaConf\nfrom torch.utils.data import DataLoader\n\n"
+            "from lib import other\n\n"
+            f"torch.manual_seed(0)\ncfg = {read}\n"
+            'loader = DataLoader(range(8), shuffle=cfg["shuffle"])\n',
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [f["code"] for f in found] == ([] if followed else ["RNG001"])
+
+
+def test_the_config_loader_cases_cover_the_tables() -> None:
+    from seedlint.analysis import configs
+
+    assert set(_STREAM_NAMES) == configs._STREAM_LOADERS
+    assert configs._FILE_LOADERS == {"load"}
+    assert configs._LOADER_MODULES == {"yaml", "json", "ruamel", "OmegaConf"}
+
+
+def test_a_parameter_is_a_config_where_every_call_passes_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`build(cfg)`, called with a loaded config, reads that config's `shuffle: false`; the
+    same function that nothing calls may be given anything (its shuffle may be true)."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "shuffle: false\n",
+            "train.py": "import torch\nimport yaml\nfrom torch.utils.data import DataLoader\n\n\n"
+            'def build(cfg):\n    return DataLoader(range(8), shuffle=cfg["shuffle"])\n\n\n'
+            'def unused(cfg):\n    return DataLoader(range(8), shuffle=cfg["shuffle"])\n\n\n'
+            'torch.manual_seed(0)\nwith open("config.yaml") as f:\n    loaded = yaml.safe_load(f)\n'
+            "loader = build(loaded)\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [(f["location"]["row"], f["code"]) for f in found] == [(11, "RNG001")]
 
 
 def test_a_config_get_with_a_computed_key(
@@ -895,4 +1096,99 @@ def test_a_key_the_config_file_does_not_set(
         (9, "RNG002"),
         (11, "RNG002"),
         (12, "RNG002"),
+    ]
+
+
+# (In this module: the mutation script runs it for `seedlint/analysis/compact.py`.)
+def test_a_fix_reading_a_hollowed_value_is_checked_on_the_whole_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A very large module's value that nothing read is hollowed: a fixed text that now reads
+    it (`unique_name`) cannot be joined to the old tree (its value is gone from it), and the
+    fix loop's check goes back to the whole text; a fixed text that reads no hollowed name
+    is joined."""
+    from seedlint.engine import parse
+    from seedlint.engine.splice import splice
+
+    monkeypatch.setattr(parse, "LARGE", 100)
+    monkeypatch.setattr(parse, "PIECE", 60)
+    filler = "".join(f"v{index} = {index} * 2\n" for index in range(20))
+    old = (
+        "import torch\nfrom torch.utils.data import DataLoader\n\nunique_name = 17 * 2\n"
+        f"{filler}loader = DataLoader(range(8), shuffle=True)\n"
+    )
+    tree = parse.parse_module(old, "m.py")
+    reads = old.replace("shuffle=True)", "shuffle=bool(unique_name))")
+    assert splice(old, tree, reads, "m.py") is None
+    other = old.replace("shuffle=True)", "shuffle=False)")
+    assert splice(old, parse.parse_module(old, "m.py"), other, "m.py") is not None
+
+
+def test_rng000_for_a_file_that_cannot_be_decoded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that is not UTF-8 (and names no other encoding) is one RNG000 finding saying
+    why, at the first byte that does not decode; no grammar is named (it is no syntax error,
+    though a later line holds syntax a newer Python reads)."""
+    (tmp_path / "bad.py").write_bytes(b'x = "\xff"\nmatch x:\n    case 1:\n        pass\n')
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = cli.main(["check", "--isolated", "--no-cache", "--output-format", "concise", "bad.py"])
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "bad.py:1:6: RNG000 cannot decode: not valid utf-8 (the file has no coding cookie): "
+        "invalid start byte (byte 0xff)"
+    )
+    assert code == 1
+
+
+@pytest.mark.parametrize(("count", "expected"), [(7, []), (8, ["RNG001"])])
+def test_a_config_interpolation_chain_is_followed_seven_hops(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    count: int,
+    expected: list[str],
+) -> None:
+    """`k0: ${k1}`, `k1: ${k2}`, ... down to `false`: seven interpolations are followed (the
+    value is known: no finding), an eighth is not (the value may be anything)."""
+    chain = "".join(f"k{index}: ${{k{index + 1}}}\n" for index in range(count))
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": f"{chain}k{count}: false\n",
+            "train.py": "import torch\nfrom omegaconf import OmegaConf\n"
+            "from torch.utils.data import DataLoader\n\ntorch.manual_seed(0)\n"
+            'cfg = OmegaConf.load("config.yaml")\n'
+            "loader = DataLoader(range(8), shuffle=cfg.k0)\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [f["code"] for f in found] == expected
+
+
+def test_a_config_mapping_spread_into_the_loader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`DataLoader(..., **cfg.loader)` passes the keys of that part of the config: its
+    `shuffle: true` is a finding (with where it is set), another part's `shuffle: false` none."""
+    found = _project_json(
+        tmp_path,
+        {
+            "config.yaml": "loader:\n  shuffle: true\n  num_workers: 0\nquiet:\n  shuffle: false\n",
+            "train.py": "import torch\nfrom omegaconf import OmegaConf\n"
+            "from torch.utils.data import DataLoader\n\ntorch.manual_seed(0)\n"
+            'cfg = OmegaConf.load("config.yaml")\n'
+            "loader = DataLoader(range(8), **cfg.loader)\n"
+            "quiet = DataLoader(range(8), **cfg.quiet)\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [(f["location"]["row"], f["code"], f["message"]) for f in found] == [
+        (
+            7,
+            "RNG001",
+            "DataLoader shuffles without a `generator` (shuffle=True: set in config.yaml:2)",
+        )
     ]

@@ -503,3 +503,190 @@ def test_a_folder_named_explicitly_is_walked_though_git_ignores_it(
     assert cli.main(["check", "--no-cache", "--output-format", "concise", "build"]) == 1
     out = capsys.readouterr().out
     assert out.startswith(f"{os.path.join('build', 'x.py')}:4:10: RNG001 ")
+
+
+def test_fix_a_project_one_of_whose_modules_has_no_stat_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--fix over a project whose index reads a module that cannot be stat-ed (it vanished
+    and came back, say): its size counts as 0 when the summaries are shared out, and the fix
+    is the same."""
+    from seedlint.run import summaries
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helper.py").write_text(
+        "import torch\n\n\ndef make():\n    return torch.randn(2)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader\n\nfrom helper import make\n\n"
+        "torch.manual_seed(0)\nx = make()\nloader = DataLoader(range(8), num_workers=2)\n"
+    )
+    real = summaries.stat_key
+    monkeypatch.setattr(
+        summaries, "stat_key", lambda path: None if Path(path).name == "helper.py" else real(path)
+    )
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["check", "--no-cache", "--fix", "-q", "."]) == 0
+    assert "worker_init_fn=seed_worker" in (tmp_path / "train.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("imports", "parsed_too"),
+    [
+        ("from os import path\n", False),
+        ("from .paths import path\n", True),
+        ("from os.path import *\n", True),
+    ],
+    ids=["absolute", "relative", "star"],
+)
+def test_a_module_naming_a_caller_word_is_parsed_for_a_relative_or_star_import_only(
+    tmp_path: Path, imports: str, parsed_too: bool
+) -> None:
+    """The lazy index looks for the callers of `set_seeds`: `tools/other.py` names the word
+    (its own function) and not the module it comes from; it is parsed only when it imports
+    relatively or with a star (the caller may reach `set_seeds` through a module it does not
+    name), not for an absolute `from ... import` of names."""
+    from tests.test_project_demand import SEEDING, _lazy, _write
+    from tests.test_projects import index_for
+
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/seeding.py": SEEDING,
+            "train.py": "import torch\n\nfrom pkg.seeding import set_seeds\n\n\n"
+            "def main():\n    set_seeds(0)\n    return torch.nn.Linear(2, 2)\n\n\n"
+            "if __name__ == '__main__':\n    main()\n",
+            "tools/other.py": f"import random\n{imports}\n\n"
+            "def set_seeds(seed):\n    random.seed(seed)\n    return str(seed)\n\n\n"
+            "if __name__ == '__main__':\n    set_seeds(1)\n",
+        },
+    )
+    seeding = str(tmp_path / "pkg" / "seeding.py")
+    index, parsed = _lazy(tmp_path, [seeding])
+    assert index.answers(seeding) == index_for(tmp_path).answers(seeding)
+    expected = ["pkg/seeding.py", *(["tools/other.py"] if parsed_too else []), "train.py"]
+    assert sorted(Path(p).relative_to(tmp_path).as_posix() for p in parsed) == expected
+
+
+def test_build_index_with_a_cache_folder_serves_the_second_build_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """:func:`build_index` given a cache folder keeps the summaries there: a second build over
+    unchanged files (old enough for their stat key to be trusted) computes none, and has the
+    same summaries."""
+    from seedlint.config import Settings, SettingsResolver
+    from seedlint.run import summaries
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "helper.py").write_text(
+        "import torch\n\n\ndef seed_all(s):\n    torch.manual_seed(s)\n"
+    )
+    (tmp_path / "train.py").write_text(
+        "import random\n\nimport torch\n\nfrom helper import seed_all\n\n"
+        "random.seed(0)\nseed_all(0)\nx = torch.rand(2)\n"
+    )
+    age(tmp_path)
+    files = [str(tmp_path / "helper.py"), str(tmp_path / "train.py")]
+    computed: list[str] = []
+    real = summaries._compute
+
+    def counted(path: str, *args: Any) -> Any:
+        computed.append(Path(path).name)
+        return real(path, *args)
+
+    monkeypatch.setattr(summaries, "_compute", counted)
+    built = []
+    for _ in range(2):
+        index = summaries.build_index(
+            [tmp_path / "train.py"],
+            SettingsResolver({}),
+            Settings(root=tmp_path),
+            tmp_path / "cache",
+            1,
+            tmp_path,
+            True,
+            None,
+            files,
+        )
+        assert index is not None
+        built.append(index.summaries)
+    assert computed == ["train.py", "helper.py"]  # the first build's only
+    assert built[1] == built[0]
+
+
+def test_a_warm_run_serves_findings_with_their_origins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Findings whose value is set elsewhere (an argparse default in the file, a key of a YAML
+    config) come from the findings' cache with their origins: the warm run checks no file
+    again and prints the same json."""
+    from seedlint.run import files
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "pyproject.toml").write_text("")
+    (folder / "config.yaml").write_text("data:\n  workers: 2\n")
+    (folder / "train.py").write_text(
+        "import argparse\n\nimport torch\nimport yaml\nfrom torch.utils.data import DataLoader\n\n"
+        "parser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--workers", type=int, default=4)\n'
+        'args = parser.parse_args()\nwith open("config.yaml") as f:\n    cfg = yaml.safe_load(f)\n'
+        "torch.manual_seed(0)\nfirst = DataLoader(range(8), num_workers=args.workers)\n"
+        'second = DataLoader(range(8), num_workers=cfg["data"]["workers"])\n'
+    )
+    age(folder)
+    monkeypatch.chdir(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    cold = check(folder, capsys, *cache)
+    assert [f["origin"]["source"] for f in cold] == [
+        "argparse default, line 8",
+        "set in config.yaml:2",
+    ]
+    checked: list[str] = []
+    real = files.check_bytes
+
+    def counted(raw: bytes, display: str, settings: Any) -> Any:
+        checked.append(display)
+        return real(raw, display, settings)
+
+    monkeypatch.setattr(files, "check_bytes", counted)
+    assert check(folder, capsys, *cache) == cold
+    assert checked == []
+
+
+def test_a_cached_project_walk_sees_a_module_added_in_a_subfolder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A check of one file walks its project through the summaries' cache, whose walk is kept
+    with the modification times of every folder: a module added in a subfolder (the project's
+    root unchanged) is seen by the next run (a caller passing `train=True`)."""
+    folder = tmp_path / "proj"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "pyproject.toml").write_text("")
+    (folder / "lib.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def build(ds, train):\n    return DataLoader(ds, shuffle=train)\n"
+    )
+    (folder / "sub" / "run1.py").write_text(
+        "from lib import build\n\nloader = build(range(8), False)\n"
+    )
+    age(folder)
+    for path in (folder, folder / "sub"):
+        os.utime(path, (OLD, OLD))
+    monkeypatch.chdir(tmp_path)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert check(folder, capsys, *cache, path=folder / "lib.py") == []
+    (folder / "sub" / "run2.py").write_text(
+        "from lib import build\n\nloader = build(range(8), True)\n"
+    )
+    os.utime(folder, (OLD, OLD))  # only the subfolder changed
+    found = check(folder, capsys, *cache, path=folder / "lib.py")
+    assert [(f["filename"], f["location"]["row"], f["message"]) for f in found] == [
+        (
+            "lib.py",
+            5,
+            "DataLoader shuffles without a `generator` (shuffle=True from `sub/run2.py:3`)",
+        )
+    ]
