@@ -140,3 +140,23 @@ def test_stdin_fix_of_a_notebook_prints_the_fixed_notebook(tmp_path: Path) -> No
     assert result.returncode == 0, result.stderr
     fixed = json.loads(result.stdout)
     assert "generator=" in "".join(fixed["cells"][3]["source"])
+
+
+def test_stdin_finds_a_loader_class_of_another_module(tmp_path: Path) -> None:
+    """The buffer calls `MyLoader`, a DataLoader subclass of another module of the project: no
+    loader word names it, so the project's loader names are found before the buffer is
+    checked (as on disk and as `--fix` of standard input find it)."""
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "pyproject.toml").write_text("")
+    (tmp_path / "proj" / "loaders.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\nclass MyLoader(DataLoader):\n    pass\n"
+    )
+    buffer = "import torch\n\nfrom loaders import MyLoader\n\n"
+    buffer += "loader = MyLoader(range(8), shuffle=True)\n"
+    for cwd, name in ((tmp_path, "proj/train.py"), (tmp_path / "proj", "train.py")):
+        result = seedlint(
+            cwd, "check", "--no-cache", "--output-format", "concise", "--stdin-filename", name,
+            "-", stdin=buffer,
+        )  # fmt: skip
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert result.stdout.startswith(f"{name}:5:10: RNG001 "), result.stdout

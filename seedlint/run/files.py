@@ -194,6 +194,12 @@ def check_files(
     hidden: frozenset[str] = frozenset()
     if project is not None and _checks_loaders(tasks):
         names = project.loader_names([str(t.path) for t in tasks if t.raw is None])
+        given = [os.path.abspath(t.path) for t in tasks if t.raw is not None and str(t.path) != "-"]
+        if given and names.pending():
+            # Standard input: its text is nowhere on disk for the pass after the check to
+            # find a loader name in, so the project's names are found first (its other files
+            # read, as `--fix` of standard input reads them).
+            project.complete_loaders(lambda: [], {}, exclude=given[0])
         hidden = names.hidden()
         names.searched |= hidden  # the check pass looks for them
     with project_loaders_set(hidden):
