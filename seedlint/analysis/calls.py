@@ -14,7 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Optional
 
-from seedlint.analysis.names import Binding, DictMutation, Scope, lookup, passed_argument
+from seedlint.analysis.names import (
+    Binding,
+    DictMutation,
+    Scope,
+    dotted_name,
+    lookup,
+    passed_argument,
+)
 from seedlint.analysis.values import (
     ABSENT,
     ANYTHING,
@@ -305,7 +312,8 @@ class CallBinder:
             isinstance(value, ast.Subscript)
             and isinstance(value.slice, ast.Name)
             and value.slice.id == key_name
-            and ast.dump(value.value) == ast.dump(source)
+            and dotted_name(value.value) is not None  # not ast.dump: it leaves a cycle
+            and dotted_name(value.value) == dotted_name(source)
         )
         result = DictValue({}, open=copied.open)
         for key, entry in copied.entries.items():
