@@ -13,12 +13,9 @@ from seedlint.analysis.names import Scope, lookup
 from seedlint.analysis.values import is_none_or_absent
 from seedlint.core import Applicability
 from seedlint.fixes.imports import Names
-from seedlint.fixes.locate import argument_settable
+from seedlint.fixes.locate import DEFAULT_GENERATOR, argument_settable
 from seedlint.fixes.options import FixOptions
 from seedlint.fixes.seeds import Position, choose_seed
-
-# The global CPU generator object itself (``random_split``'s default).
-DEFAULT_GENERATOR = frozenset({"torch.default_generator"})
 
 
 def lacks_generator(facts: ModuleFacts, bound: BoundCall) -> bool:

@@ -10,7 +10,7 @@ from typing import Optional
 
 from seedlint.analysis.calls import DATALOADER
 from seedlint.analysis.facts import LoaderCall, ModuleFacts
-from seedlint.analysis.names import Scope
+from seedlint.analysis.names import Scope, lookup
 from seedlint.core import Applicability
 
 _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -109,19 +109,46 @@ def settable(facts: ModuleFacts, loader: LoaderCall, name: str) -> bool:
     return argument_settable(facts, loader.call, loader.scope, name, position)
 
 
+# The global generator, passed as a generator (`generator=torch.default_generator`).
+DEFAULT_GENERATOR = frozenset({"torch.default_generator"})
+
+
+def _none_only(facts: ModuleFacts, expr: ast.expr, scope: Scope) -> bool:
+    """The argument passed is None on every path the module shows: a fix may replace it. One
+    that may be something else on some path (a secure generator under a flag), or that a
+    parameter or an attribute carries (what a caller or another method sets), is the
+    program's: replacing it would change what that path does."""
+    if isinstance(expr, ast.Constant):
+        return expr.value is None
+    if facts.resolver.qualnames(expr, scope) & DEFAULT_GENERATOR:
+        return True  # the global generator itself: what the finding asks to replace
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute):
+            return False
+        if isinstance(node, ast.Name):
+            bindings = lookup(node.id, scope)
+            if not bindings or any(b.kind in ("param", "vararg") for b in bindings):
+                return False
+    value = facts.values.evaluate(expr, scope)
+    if value.options is None or value.unknowable or value.partial:
+        return False
+    return all(option is None for option in value.options)
+
+
 def argument_settable(
     facts: ModuleFacts, call: ast.Call, scope: Scope, name: str, position: Optional[int]
 ) -> bool:
     """Whether a fix can pass ``name=`` to ``call`` (``position``: where ``name`` sits among the
     callee's positional parameters, None when unknown): it is passed as an explicit keyword or
     position, or not at all (not through ``*args``, nor a ``**kwargs`` that may hold it)."""
-    if any(keyword.arg == name for keyword in call.keywords):
-        return True
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return _none_only(facts, keyword.value, scope)
     for index, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
             return position is None  # the star may fill that position
         if index == position:
-            return True
+            return _none_only(facts, arg, scope)
     for keyword in call.keywords:
         if keyword.arg is None:
             spread = facts.binder.dict_value(keyword.value, scope)

@@ -190,6 +190,11 @@ A bare `torch.Generator()` is not enough: every fresh generator starts from the 
 (67280421310721), so it ignores the run's seed.
 
 ## Fix safety
+No fix where the loader already passes `generator` as anything but the literal `None` (or
+`torch.default_generator`) that may be None on some path: a name, a parameter, an attribute or a
+call (`generator=g` with `g = make_secure() if args.secure else None`) is the program's value on
+its other paths, which a fix would replace.
+
 The fix passes `generator=torch.Generator().manual_seed(SEED)` to the loader: in place of an
 explicit `generator=None`, else as a keyword after the existing arguments, in the call's own
 layout (one argument per line stays one per line, a trailing comma is kept); a call that would

@@ -159,6 +159,11 @@ see), other libraries' own generators, and per-rank differences when every rank 
 as the PyTorch notes recommend.
 
 ## Fix safety
+No fix where the loader already passes `worker_init_fn` as anything but the literal `None` that
+may be None on some path: a name, a parameter, an attribute or a call (`worker_init_fn=init_fn`,
+a parameter whose default is None) is the program's value on its other paths (what a caller
+passes), which a fix would replace.
+
 The fix passes `worker_init_fn=seed_worker` to the loader (in place of an explicit
 `worker_init_fn=None`, else as a keyword after the existing arguments, in the call's layout,
 split one argument per line past the project's line length) and defines this function once per

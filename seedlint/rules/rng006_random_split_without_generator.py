@@ -84,6 +84,11 @@ comparable. Without any seeding the split differs on every run.
 A `generator` of its own, seeded from the run's seed, makes the split depend on that seed only.
 
 ## Fix safety
+No fix where the loader already passes `generator` as anything but the literal `None` (or
+`torch.default_generator`) that may be None on some path: a name, a parameter, an attribute or a
+call (`generator=g` with `g = make_secure() if args.secure else None`) is the program's value on
+its other paths, which a fix would replace.
+
 The fix passes `generator=torch.Generator().manual_seed(SEED)`: in place of an explicit `None`
 (keyword or position) or `torch.default_generator`, else as a keyword after the existing
 arguments, in the call's layout. `SEED` is chosen as for RNG001: the seed the program already

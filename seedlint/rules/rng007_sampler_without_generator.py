@@ -83,6 +83,11 @@ coupling RNG001 reports for a shuffling `DataLoader`. A `DataLoader`'s own `gene
 reach a sampler passed as `sampler=` or inside `batch_sampler=`: the sampler needs its own.
 
 ## Fix safety
+No fix where the loader already passes `generator` as anything but the literal `None` (or
+`torch.default_generator`) that may be None on some path: a name, a parameter, an attribute or a
+call (`generator=g` with `g = make_secure() if args.secure else None`) is the program's value on
+its other paths, which a fix would replace.
+
 The fix passes `generator=torch.Generator().manual_seed(SEED)` to the sampler: in place of an
 explicit `None`, else as a keyword after the existing arguments, in the call's layout, with
 `SEED` chosen as for RNG001 (the seed the program names where the fix goes, else `fix-seed`).
