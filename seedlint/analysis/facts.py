@@ -26,6 +26,7 @@ from seedlint.analysis.names import (
     ScopeBuilder,
     canonical,
     lookup,
+    passed_argument,
 )
 from seedlint.analysis.regions import (
     DEFAULT_CAPTURE_CONTEXTS,
@@ -795,17 +796,7 @@ def _argument_for(method: FunctionNode, value: ast.expr, call: ast.Call) -> Opti
         return None
     args = method.args
     positional = [a.arg for a in (*args.posonlyargs, *args.args)][1:]  # `self` left out
-    for keyword in call.keywords:
-        if keyword.arg == value.id:
-            return keyword.value
-    if value.id in positional:
-        index = positional.index(value.id)
-        for position, arg in enumerate(call.args):
-            if isinstance(arg, ast.Starred):
-                return None
-            if position == index:
-                return arg
-    return None
+    return passed_argument(call, positional, value.id)
 
 
 def _meaning_order(meaning: Meaning) -> tuple[int, str]:
