@@ -509,6 +509,8 @@ class _Deferred:
         self._found: dict[str, set[str]] = {}  # the words a module names
         self._searched: set[str] = set()  # the words every module was searched for
         self._imports: dict[str, tuple[bool, bool]] = {}  # (relative import, star import)
+        # Each star import's module (None: one the line search does not read), per module.
+        self._stars: dict[str, Optional[list[bytes]]] = {}
 
     def raw(self, path: str) -> bytes:
         return _raw_of(path, self.raws)
@@ -519,18 +521,14 @@ class _Deferred:
         they star-import from such a module (a re-export the caller goes through)."""
         new = [word for word in words if word and word not in self._searched]
         self._searched.update(new)
-        search = WordSet(word.encode() for word in new)
-        for path in paths if new else ():
-            raw = self.raw(path)
-            # Substring searches first (one pass for them all): many times faster than a
-            # regex over every module.
-            named = [
-                word.decode()
-                for word in search.found(raw)
-                if _whole(word.decode()).search(raw) is not None
-            ]
-            if named:
-                self._found.setdefault(path, set()).update(named)
+        if new:
+            for path, read in self._read(paths, tuple(new)):
+                named, imports, stars = read
+                if named:
+                    self._found.setdefault(path, set()).update(named)
+                self._imports.setdefault(path, imports)
+                if imports[1]:
+                    self._stars.setdefault(path, stars)
         modules = _names(name for via in words.values() for name in via)
         hits: list[str] = []
         for path in paths:
@@ -544,15 +542,45 @@ class _Deferred:
                 hits.append(path)
         return hits
 
+    def _read(self, paths: list[str], words: tuple[str, ...]) -> Iterable[tuple[str, _Read]]:
+        """What each module holds of ``words`` and its imports (:func:`_read_all`): by the
+        check's idle workers where there are many modules, this process taking the parts
+        they have not started, the last first; here otherwise."""
+        if len(paths) < _READ_PARTS_FROM:
+            return zip(paths, _read_all(paths, words, self.raw))
+        size = -(-len(paths) // _READ_PARTS)
+        parts = [paths[at : at + size] for at in range(0, len(paths), size)]
+        futures: list[Optional[Future[list[_Read]]]] = []
+        for part in parts:
+            futures.append(submit_kept(_read_modules, (part, words)))
+        found: list[Optional[list[_Read]]] = [None] * len(parts)
+        for at in reversed(range(len(parts))):
+            future = futures[at]
+            if future is None or future.cancel():  # not started by a worker
+                found[at] = _read_all(parts[at], words, self.raw)
+        read: list[tuple[str, _Read]] = []
+        for at, part in enumerate(parts):
+            future = futures[at]
+            done = found[at]
+            if done is None:
+                assert future is not None
+                try:
+                    done = future.result()
+                except Exception:  # a worker that died: read here instead
+                    done = _read_all(part, words, self.raw)
+            read.extend(zip(part, done))
+        return read
+
     def _stars_from(self, path: str, modules: re.Pattern[bytes]) -> bool:
         """Whether a star import of the module (which has one) may name one of ``modules``:
         the last name of a star import's module is one of them (``from .llama import *``,
         ``from pkg.llama import *``); a star import the line search does not find (``from x
         import \\`` and ``*`` on the next line) or a package's own (``from . import *``) may."""
-        raw = self.raw(path)
-        sources = _STAR_FROM.findall(raw)
-        if len(sources) != len(_STAR.findall(raw)):
-            return modules.search(raw) is not None  # one the line search does not read
+        if path not in self._stars:
+            self._stars[path] = _star_sources(self.raw(path))
+        sources = self._stars[path]
+        if sources is None:
+            return modules.search(self.raw(path)) is not None  # one the line search misses
         for source in sources:
             last = source.rstrip(b".").rsplit(b".", 1)[-1]
             if not last or modules.fullmatch(last) is not None:
@@ -590,10 +618,52 @@ class _Deferred:
 
     def _imports_of(self, path: str) -> tuple[bool, bool]:
         if path not in self._imports:
-            raw = self.raw(path)
-            relative = b"from" in raw and _relative(raw)
-            self._imports[path] = (relative, b"*" in raw and _STAR.search(raw) is not None)
+            self._imports[path] = _imports(self.raw(path))
         return self._imports[path]
+
+
+# What a deferred module holds of the caller words searched for (those it names as whole
+# words), whether it imports relatively or with a star, and its star imports' modules (None:
+# one the line search does not read).
+_Read = tuple[list[str], tuple[bool, bool], Optional[list[bytes]]]
+_READ_PARTS_FROM = 256  # the fewest modules whose search the check's idle workers share
+_READ_PARTS = 8
+
+
+def _imports(raw: bytes) -> tuple[bool, bool]:
+    """Whether the module imports relatively, and with a star."""
+    relative = b"from" in raw and _relative(raw)
+    return relative, b"*" in raw and _STAR.search(raw) is not None
+
+
+def _star_sources(raw: bytes) -> Optional[list[bytes]]:
+    """The modules the module's star imports name (None: one the line search misses)."""
+    found: list[bytes] = _STAR_FROM.findall(raw)
+    return found if len(found) == len(_STAR.findall(raw)) else None
+
+
+def _read_all(
+    paths: list[str], words: tuple[str, ...], raw_of: Callable[[str], bytes]
+) -> list[_Read]:
+    search = WordSet(word.encode() for word in words)
+    found: list[_Read] = []
+    for path in paths:
+        raw = raw_of(path)
+        # Substring searches first (one pass for them all): many times faster than a regex
+        # over every module.
+        named = [
+            word.decode()
+            for word in search.found(raw)
+            if _whole(word.decode()).search(raw) is not None
+        ]
+        imports = _imports(raw)
+        found.append((named, imports, _star_sources(raw) if imports[1] else None))
+    return found
+
+
+def _read_modules(item: tuple[list[str], tuple[str, ...]]) -> list[_Read]:
+    """:func:`_read_all` in a worker."""
+    return _read_all(item[0], item[1], lambda path: _raw_of(path, {}))
 
 
 def _relative(raw: bytes) -> bool:
@@ -1083,14 +1153,21 @@ class ProjectSetup:
     ) -> None:
         """Parse ``paths`` for their summaries (those of ``early`` as its workers compute
         them, the others here first)."""
-        early = early or {}
+        early = dict(early or {})
+        if len(paths) > 1:
+            # The check's idle workers take them all, the largest first, and this process
+            # the ones they have not started, the smallest first.
+            early.update(self._submit([path for path in paths if path not in early], keys))
         here = [path for path in paths if path not in early]
         sizes = [key[1] if (key := keys.get(p)) is not None else 0 for p in here]
         # Parsing pays for the pool sooner than the check's pre-filter does (~20 ms a module).
         parsed = pool_map(_compute_full, here, sizes, self.processes, _PARSE_ITEMS, _PARSE_BYTES)
         results = dict(zip(here, parsed))
+        for path in sorted(early, key=lambda p: key[1] if (key := keys.get(p)) else 0):
+            if early[path].cancel():  # not started by a worker
+                results[path] = _compute_full(path)
         for path in paths:
-            if path in early:
+            if path in early and path not in results:
                 try:
                     results[path] = early[path].result()
                 except Exception:  # a worker that died: parsed here instead
