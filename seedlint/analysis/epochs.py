@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import ast
 import collections
+import re
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Optional, Union
 
 from seedlint.analysis.facts import BoundCall, ModuleFacts
 from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, dotted_name, lookup
@@ -51,7 +52,12 @@ class Refs:
 
     def add(self, facts: ModuleFacts, call: ast.Call) -> None:
         self.calls.append(call)
-        self.chains |= {c for c in _stored_chains(facts, call) if "." in c}
+        self.chains |= {c for c in _stored_chains(facts, call) if "." in c or "[" in c}
+
+    def holds(self, chain: str) -> bool:
+        """``chain`` holds a followed value, or is a container one is kept in
+        (``loaders`` of ``loaders['train']``)."""
+        return chain in self.chains or any(c.startswith(chain + "[") for c in self.chains)
 
 
 @dataclass
@@ -72,12 +78,50 @@ def _is_value_of(node: ast.AST, value: ast.expr) -> bool:
     return False
 
 
+def chain_of(expr: ast.expr) -> Optional[str]:
+    """``a.b['train'].c`` for a chain of attributes and literal subscripts on a name, else
+    None."""
+    if isinstance(expr, ast.Subscript):
+        key = expr.slice
+        if not isinstance(key, ast.Constant) or type(key.value) not in (str, int):
+            return None
+        base = chain_of(expr.value)
+        return None if base is None else f"{base}[{key.value!r}]"
+    if isinstance(expr, ast.Attribute):
+        base = chain_of(expr.value)
+        return None if base is None else f"{base}.{expr.attr}"
+    if isinstance(expr, ast.Name):
+        return expr.id
+    return None
+
+
 def _stored_chains(facts: ModuleFacts, call: ast.Call) -> set[str]:
+    """The chains ``call`` is stored under: assigned to them (``self.loader = ...``,
+    ``sampler['train'] = ...``) or kept at a literal key of a dict display assigned to them
+    (``loaders = {'train': DataLoader(...)}``)."""
     result: set[str] = set()
     for stmt in _assignments(facts):
-        if stmt.value is not None and _is_value_of(call, stmt.value):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            result |= {n for n in (dotted_name(t) for t in targets) if n is not None}
+        value = stmt.value
+        if value is None:
+            continue
+        keys: list[str] = []
+        if _is_value_of(call, value):
+            keys.append("")
+        elif isinstance(value, ast.Dict):
+            for key, item in zip(value.keys, value.values):
+                if (
+                    isinstance(key, ast.Constant)
+                    and type(key.value) in (str, int)
+                    and _is_value_of(call, item)
+                ):
+                    keys.append(f"[{key.value!r}]")
+        if not keys:
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            name = chain_of(target)
+            if name is not None:
+                result.update(name + key for key in keys)
     return result
 
 
@@ -122,9 +166,11 @@ def refers(expr: ast.AST, scope: Scope, refs: Refs) -> bool:
                     and any(_is_value_of(call, value) for call in refs.calls)
                 ):
                     return True
-        elif isinstance(inner, ast.Attribute):
-            name = dotted_name(inner)
-            if name is not None and any(name == c or name.startswith(c + ".") for c in refs.chains):
+        elif isinstance(inner, (ast.Attribute, ast.Subscript)):
+            name = chain_of(inner)
+            if name is not None and any(
+                name == c or name.startswith((c + ".", c + "[")) for c in refs.chains
+            ):
                 return True
     return False
 
@@ -332,10 +378,11 @@ def sets_epoch(facts: ModuleFacts, use: SamplerUse) -> bool:
             continue
         if refers(func.value, scope, use.samplers) or refers(func.value, scope, use.loaders):
             return True
-        receiver = dotted_name(func.value)
+        receiver = chain_of(func.value)
         if receiver is None:
             return True
-        if "sampler" in receiver.lower() and _unresolved(receiver.split(".", 1)[0], scope):
+        root = re.split(r"[.\[]", receiver, maxsplit=1)[0]
+        if "sampler" in receiver.lower() and _unresolved(root, scope):
             return True
     return False
 
@@ -375,10 +422,10 @@ def _is_reference(expr: ast.expr, scope: Scope, refs: Refs) -> bool:
     if isinstance(expr, ast.Starred):
         expr = expr.value
     if isinstance(expr, ast.Name):
-        return refers(expr, scope, refs)
-    if isinstance(expr, ast.Attribute):
-        name = dotted_name(expr)
-        return name is not None and name in refs.chains
+        return refers(expr, scope, refs) or refs.holds(expr.id)
+    if isinstance(expr, (ast.Attribute, ast.Subscript)):
+        name = chain_of(expr)
+        return name is not None and refs.holds(name)
     return False
 
 
@@ -388,7 +435,11 @@ def handed_to_wrapper(facts: ModuleFacts, use: SamplerUse, wrappers: frozenset[s
     for call, scope in facts.builder.calls:
         arguments = [*call.args, *(k.value for k in call.keywords)]
         if not any(
-            refers(a, scope, use.samplers) or refers(a, scope, use.loaders) for a in arguments
+            refers(a, scope, use.samplers)
+            or refers(a, scope, use.loaders)
+            or _is_reference(a, scope, use.samplers)
+            or _is_reference(a, scope, use.loaders)
+            for a in arguments
         ):
             continue
         if facts.resolver.qualnames(call.func, scope) & wrappers:

@@ -71,20 +71,23 @@ name the sampler is stored under, through the loader (`loader.sampler.set_epoch(
 a receiver this module cannot follow (a parameter's attribute, say) that names a sampler, or
 through a helper called `set_epoch`. It is reported at the `DistributedSampler(...)` call.
 
-A loader kept by name (`loader = DataLoader(...)`, `self.loader = ...`, or the result of a
-module function that returns it) is followed to its loops, and into the parameters of the
-module's functions (and of the class's own methods, `self.train(loader)`) it is handed to, to
-their loops in turn (`train(loader)` whose `while True: for batch in loader` iterates it
-again). A sampler a module function returns (`sampler=data_sampler(...)`) is followed like one
-made in place; its `shuffle`, when a parameter of that function with no default, is what the
-module's calls of the function pass. It is not flagged when the sampler or
-its loader is handed to something that calls `set_epoch` itself (the `set-epoch-wrappers`
-setting): Lightning's `Trainer`, accelerate's `Accelerator` (`prepare`) and
-`prepare_data_loader`, composer's `Trainer`, torchdata's `SamplerWrapper`. Nor when the sampler
-itself is handed to another call (`train(..., sampler=train_sampler)`): the callee, perhaps in
-another module, may set its epoch. A `set_epoch` call made in another module through the
-*loader* is not seen: there, ignore the finding with `# noqa: RNG008`. A sampler that reaches the
-loader through a `**kwargs` dict is not followed (no finding).
+A loader kept by name (`loader = DataLoader(...)`, `self.loader = ...`, at a literal key of a
+dict, `loaders = {"train": DataLoader(...)}` or `loaders["train"] = ...`, or the result of a
+module function that returns it) is followed to its loops (`for batch in loaders["train"]`); a
+sampler kept at a dict's key (`samplers["train"] = DistributedSampler(...)`) likewise. Chains of
+attributes and literal keys are matched by their text in the whole module. A loader is followed
+into the parameters of the module's functions (and of the class's own methods,
+`self.train(loader)`) it is handed to, to their loops in turn (`train(loader)` whose `while
+True: for batch in loader` iterates it again). A sampler a module function returns
+(`sampler=data_sampler(...)`) is followed like one made in place; its `shuffle`, when a
+parameter of that function with no default, is what the module's calls of the function pass. It
+is not flagged when the sampler or its loader is handed to something that calls `set_epoch`
+itself (the `set-epoch-wrappers` setting): Lightning's `Trainer`, accelerate's `Accelerator`
+(`prepare`) and `prepare_data_loader`, composer's `Trainer`, torchdata's `SamplerWrapper`. Nor
+when the sampler itself is handed to another call (`train(..., sampler=train_sampler)`): the
+callee, perhaps in another module, may set its epoch. A `set_epoch` call made in another module
+through the *loader* is not seen: there, ignore the finding with `# noqa: RNG008`. A sampler
+that reaches the loader through a `**kwargs` dict is not followed (no finding).
 
 ## Why is this bad?
 `DistributedSampler.__iter__` seeds a fresh generator with `seed + epoch`
