@@ -844,6 +844,40 @@ def test_a_fix_round_takes_the_files_callers_as_the_fixed_text_has_them(
     assert "loader = build(range(8), True)" in (project / "m.py").read_text().splitlines()[17]
 
 
+@pytest.mark.parametrize(
+    "reexport",
+    ["import os; from . import build\n", "from. import build\n"],
+    ids=["after-a-semicolon", "no-space"],
+)
+def test_a_builders_caller_through_a_re_export_the_line_search_does_not_see(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    reexport: str,
+) -> None:
+    """`train.py` (read by the check pass) calls the builder through `pkg/sub.py`, a module
+    the index parses only on demand whose relative import is not at a line's start (or has no
+    space after `from`), and which names no module the builder is reached through: the word
+    search for modules that may hide a caller passes it by, and it is parsed because the read
+    caller's call resolves into it (``ProjectIndex.named_through``)."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(BUILDER)
+    (tmp_path / "pkg" / "sub.py").write_text('"""The train_loader\'s builder."""\n' + reexport)
+    (tmp_path / "train.py").write_text(
+        "from torch.utils.data import DataLoader\n\nfrom pkg.sub import build\n\n"
+        "plain = DataLoader(range(8))\nloader = build(range(8), True)\n"
+    )
+    assert findings(tmp_path, monkeypatch, capsys, "--no-cache", ".") == [
+        (
+            "__init__.py",
+            5,
+            "RNG001",
+            "DataLoader shuffles without a `generator` (shuffle=True from `train.py:6`)",
+        )
+    ]
+
+
 IMPORT = b"from torch.utils.data import DataLoader\n"
 
 
