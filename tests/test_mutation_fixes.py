@@ -184,6 +184,32 @@ def test_the_opcodes_of_long_differing_texts_cover_both(seed: int) -> None:
     assert spliced._opcodes(old, new, 0, 0) == codes
 
 
+def test_a_long_stretch_of_repeated_lines_is_matched_line_by_line() -> None:
+    """A changed stretch of 200 lines or more (difflib's threshold for its "popular" lines)
+    whose lines in common are all repeated (a blank line and `pass` 100 times each, as in a run
+    of empty classes): difflib's automatic junk would match none of them and make the stretch
+    one replacement; the opcodes, and the json edits' splice, match them (two one-line edits)."""
+    from seedlint.fixes import spliced, text
+
+    body = ["\n", "    pass\n"] * 100
+    old = ["class First:\n", *body, "LAST = 1\n"]
+    new = ["class Renamed:\n", *body, "LAST = 2\n"]
+    expected = [
+        ("replace", 0, 1, 0, 1),
+        ("equal", 1, 201, 1, 201),
+        ("replace", 201, 202, 201, 202),
+    ]
+    assert text.opcodes(old, new) == expected
+    assert spliced._opcodes(old, new, 0, 0) == expected
+    old_text = "".join(old)
+    starts = [0]
+    for line in old:
+        starts.append(starts[-1] + len(line))
+    edits = spliced.spliced_edits(old_text, old, starts, 0, len(old), new)
+    assert edits == minimal_edits(old_text, "".join(new))
+    assert edits == (Edit("Renamed", 1, 6, 1, 11), Edit("2", 202, 7, 202, 8))
+
+
 @pytest.mark.parametrize(
     ("extra", "expected"),
     [

@@ -812,6 +812,72 @@ def test_a_builder_whose_caller_should_pass_the_generator_names_what_it_passes(
     ]
 
 
+def test_a_fix_round_takes_the_files_callers_as_the_fixed_text_has_them(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--fix` with the project's index: RNG002's fix puts `seed_worker` and its imports above
+    a builder's caller in the same file, and the finding left (the builder's, which has no
+    fix) names the caller's line in the fixed text (the index built before the fix holds the
+    file's old summary: the fixed text's stands in for it)."""
+    (project / "m.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def build(ds, shuffle, generator=None):\n"
+        "    return DataLoader(ds, shuffle=shuffle, generator=generator)\n\n\n"
+        "workers = DataLoader(range(8), num_workers=2)\n"
+        "loader = build(range(8), True)\n"
+    )
+    message = "DataLoader shuffles without a `generator` (`m.py:{}` passes shuffle=True, no "
+    message += "`generator`)"
+    assert findings(project, monkeypatch, capsys, "--no-cache", "m.py") == [
+        ("m.py", 5, "RNG001", message.format(9)),
+        (
+            "m.py",
+            8,
+            "RNG002",
+            "DataLoader with workers and no `worker_init_fn`: only `random`, "
+            "`torch` and `np.random` are reseeded",
+        ),
+    ]
+    assert findings(project, monkeypatch, capsys, "--no-cache", "--fix", "m.py") == [
+        ("m.py", 14, "RNG001", message.format(18))
+    ]
+    assert "loader = build(range(8), True)" in (project / "m.py").read_text().splitlines()[17]
+
+
+@pytest.mark.parametrize(
+    "reexport",
+    ["import os; from . import build\n", "from. import build\n"],
+    ids=["after-a-semicolon", "no-space"],
+)
+def test_a_builders_caller_through_a_re_export_the_line_search_does_not_see(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    reexport: str,
+) -> None:
+    """`train.py` (read by the check pass) calls the builder through `pkg/sub.py`, a module
+    the index parses only on demand whose relative import is not at a line's start (or has no
+    space after `from`), and which names no module the builder is reached through: the word
+    search for modules that may hide a caller passes it by, and it is parsed because the read
+    caller's call resolves into it (``ProjectIndex.named_through``)."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text(BUILDER)
+    (tmp_path / "pkg" / "sub.py").write_text('"""The train_loader\'s builder."""\n' + reexport)
+    (tmp_path / "train.py").write_text(
+        "from torch.utils.data import DataLoader\n\nfrom pkg.sub import build\n\n"
+        "plain = DataLoader(range(8))\nloader = build(range(8), True)\n"
+    )
+    assert findings(tmp_path, monkeypatch, capsys, "--no-cache", ".") == [
+        (
+            "__init__.py",
+            5,
+            "RNG001",
+            "DataLoader shuffles without a `generator` (shuffle=True from `train.py:6`)",
+        )
+    ]
+
+
 IMPORT = b"from torch.utils.data import DataLoader\n"
 
 

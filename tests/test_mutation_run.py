@@ -377,6 +377,38 @@ def test_a_warm_run_after_the_projects_loader_classes_change(
     assert rows == [[("train.py", 3, "RNG001")], [("train.py", 4, "RNG001")]]
 
 
+def test_a_warm_run_after_a_file_loses_its_loader_and_names_a_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cached file whose findings came from the project (it calls `Feeder`, a loader class)
+    names `Pump`, which another module then makes the loader class instead: the new name
+    makes the file's cached findings stale, and its project answers now equal its one-module
+    index's (it calls no loader class of the project), so only its checking again because it
+    names a new loader name (``fresh``) drops the finding."""
+    folder = tmp_path / "proj"
+    (folder / "pkg").mkdir(parents=True)
+    (folder / "pyproject.toml").write_text("")
+    (folder / "pkg" / "__init__.py").write_text("")
+    loaders = folder / "pkg" / "loaders.py"
+    template = "from torch.utils.data import DataLoader\n\n\nclass {0}(DataLoader):\n    pass\n"
+    template += "\n\nclass {1}:\n    def __init__(self, *args, **kwargs):\n        pass\n"
+    (folder / "train.py").write_text(
+        "from pkg.loaders import Feeder, Pump\n\n"
+        "fed = Feeder(range(8), shuffle=True)\nkinds = [Pump]\n"
+    )
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    monkeypatch.chdir(tmp_path)
+    rows = []
+    for when, names in enumerate((("Feeder", "Pump"), ("Pump", "Feeder"))):
+        loaders.write_text(template.format(*names))
+        age(folder, OLD + when)
+        plain = check(folder, capsys, "--no-cache")
+        assert check(folder, capsys, *cache) == plain
+        assert check(folder, capsys, *cache) == plain
+        rows.append([(f["filename"], f["location"]["row"], f["code"]) for f in plain])
+    assert rows == [[("train.py", 3, "RNG001")], []]
+
+
 def test_a_configured_cache_dir_is_relative_to_its_configuration_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
