@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Union
 
 from seedlint.analysis.calls import Signature
-from seedlint.analysis.facts import LoaderCall, ModuleFacts
+from seedlint.analysis.facts import DATASET_BASES, LoaderCall, ModuleFacts
 from seedlint.analysis.forwarding import Forwarding, Route, Term, Test, forwarding
 from seedlint.analysis.names import (
     PARTIAL,
@@ -538,6 +538,8 @@ class _Summarizer:
                 stream = _STREAM.get(found.kind)
                 # a configuration's or a class's seed is none of the call's arguments
                 fixed = found.kind is Seeding.CONFIG or _deterministic(facts, call, scope)
+                if stream in (RANDOM, NUMPY) and self._in_dataset(owner):
+                    continue  # a dataset's own data order (`random.seed(0)` to shuffle files)
                 if stream is not None and fixed:
                     guard = self._guard(call, scope, owner)
                     if guard is not None:  # None: behind a test that is never true
@@ -988,6 +990,12 @@ class _Summarizer:
         if not any(_decides(text) for text in [*args, *(value for _, value in keywords)]):
             return None
         return CallSite(tuple(references), call.lineno, tuple(args), tuple(keywords))
+
+    def _in_dataset(self, owner: Union[FunctionNode, ast.Module]) -> bool:
+        """``owner`` is a method of a class of this module that derives from torch's
+        ``Dataset`` or ``IterableDataset``."""
+        cls = self.owner_class.get(id(owner))
+        return cls is not None and self.facts.resolver.is_subclass(cls, DATASET_BASES)
 
     def _key(self, owner: Union[FunctionNode, ast.Module]) -> Optional[str]:
         if isinstance(owner, ast.Module):

@@ -108,16 +108,18 @@ One finding per seed block (the seeding calls of one function, or of a module's 
 its first seeding call. Never flagged: scoped seeding (the state saved before the seeding call
 and restored after it, `torch.random.fork_rng`, a context manager that saves, seeds, yields and
 restores, a CUDA RNG-state tracker; a helper that seeds and then saves the seeded state, to
-restore it on later calls, does seed), seeding inside a DataLoader's `worker_init_fn` (passed
-by keyword, or by position at its place: the DataLoader's for a loader class without an
-`__init__` of its own, else that `__init__`'s `worker_init_fn` parameter's), seeds
-read from the clock or the OS (`np.random.seed(int(time.time()))`, `random.seed()`), seeding
-behind a test that is never true (`if False:`, a name bound only to false literals such as
-`PYTEST = False`, a parameter with a false literal default that no call in the project may
-set true: each call's argument is followed, through a caller passing on its own parameter,
-`**kwargs` or dict parameter, and a dict spread without the key, the dict followed through a
-function returning it, a comprehension copying it and its updates), and programs that draw no
-torch randomness.
+restore it on later calls, does seed), seeding inside a DataLoader's `worker_init_fn` (passed by
+keyword, or by position at its place: the DataLoader's for a loader class without an `__init__`
+of its own, else that `__init__`'s `worker_init_fn` parameter's), seeds read from the clock or
+the OS (`np.random.seed(int(time.time()))`, `random.seed()`), `random` or `np.random` seeded in
+a method of a dataset class of the module (one deriving from `torch.utils.data.Dataset` or
+`IterableDataset`: `random.seed(0)` before shuffling its file list fixes the dataset's data
+order; it is no seed block of the program's), seeding behind a test that is never true (`if
+False:`, a name bound only to false literals such as `PYTEST = False`, a parameter with a false
+literal default that no call in the project may set true: each call's argument is followed,
+through a caller passing on its own parameter, `**kwargs` or dict parameter, and a dict spread
+without the key, the dict followed through a function returning it, a comprehension copying it
+and its updates), and programs that draw no torch randomness.
 A program that calls `torch.manual_seed` or a seeding helper anywhere is complete:
 `torch.manual_seed` already seeds every CUDA device. The helpers are those of the library table
 (`seedlint/analysis/libraries.py`, each checked against the library's source: Lightning's
