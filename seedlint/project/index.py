@@ -653,6 +653,9 @@ class ProjectIndex:
     def is_entry(self, node: Node) -> bool:
         if node[1] in (TOP_LEVEL, "main"):
             return True  # a module's top level (and `__main__` block), its `main` function
+        summary = self.summaries.get(node[0])
+        if summary is not None and node[1] in summary.spawned:
+            return True  # run by `torch.multiprocessing.spawn`: a process of its own
         function = self.function(node)
         return function is not None and function.test and _test_file(node[0])
 

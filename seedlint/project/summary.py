@@ -261,6 +261,10 @@ class ModuleSummary:
     # function's key, the class's reference, the position); the index says which positions
     # are a project loader class's `worker_init_fn` (the function then runs in the workers)
     positional_callables: tuple[tuple[str, str, int], ...] = ()
+    # this module's functions that `torch.multiprocessing.spawn` (or `start_processes` with the
+    # spawn start method) runs: each is a program of its own, in a fresh interpreter whose
+    # torch generator is seeded at random at start-up, whatever its parent seeded
+    spawned: tuple[str, ...] = ()
 
 
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
@@ -296,6 +300,17 @@ _LOADER_WORDS = (
 # a base class of one, an object a dataset holds (a transform); an RNG factory's word.
 _RNG_OBJECT_WORDS = (b"default_rng", b"RandomState", b"Random(", b"Generator(")
 _DATASET_WORDS = (b"Dataset", b"__getitem__", b"__iter__")
+# What runs a function in processes started with the spawn method (`torch/multiprocessing/
+# spawn.py`: `spawn` calls `start_processes(..., start_method="spawn")`).
+_SPAWNERS = frozenset(
+    {
+        "torch.multiprocessing.spawn",
+        "torch.multiprocessing.spawn.spawn",
+        "torch.multiprocessing.start_processes",
+        "torch.multiprocessing.spawn.start_processes",
+    }
+)
+_FRESH_STARTS = ("spawn", "forkserver")  # a new interpreter: nothing of the parent's state
 # A star import (`from helpers import *`, `from .loaders import *`): what it binds is known
 # only from the tree, and may be a seeding helper or a loader class others import from here.
 _STAR_WORDS = (b"import *", b"import*")
@@ -665,6 +680,7 @@ class _Summarizer:
             lightning=lightning,
             worker_loaders=self._worker_loaders() if lightning else (),
             positional_callables=self._positional_callables(),
+            spawned=self._spawned(),
         )
 
     def _init(self, cls: ast.ClassDef, loader: bool) -> Optional[Init]:
@@ -1166,6 +1182,27 @@ class _Summarizer:
                 return signature.argument(loader.call, "worker_init_fn")
         return None
 
+    def _spawned(self) -> tuple[str, ...]:
+        """The module's functions passed as the function of ``torch.multiprocessing.spawn`` or
+        of ``start_processes`` with the spawn (its default) or forkserver start method."""
+        facts = self.facts
+        found: dict[str, None] = {}
+        for call, scope in facts.builder.calls:
+            if not call.args or not (facts.resolver.qualnames(call.func, scope) & _SPAWNERS):
+                continue
+            method = next((k.value for k in call.keywords if k.arg == "start_method"), None)
+            if len(call.args) > 5 or (
+                method is not None
+                and not (isinstance(method, ast.Constant) and method.value in _FRESH_STARTS)
+            ):
+                continue  # fork (or not known): the child shares its parent's seeded state
+            for meaning in facts.resolver.meanings(call.args[0], scope):
+                if isinstance(meaning, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    key = self.keys.get(id(meaning))
+                    if key is not None:
+                        found[key] = None
+        return tuple(found)
+
     def _positional_callables(self) -> tuple[tuple[str, str, int], ...]:
         """This module's functions passed by position (before any ``*args``) to a class or
         function of another module (see :attr:`ModuleSummary.positional_callables`)."""
@@ -1618,6 +1655,7 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
         "lightning": summary.lightning,
         "worker_loaders": list(summary.worker_loaders),
         "positional_callables": [list(entry) for entry in summary.positional_callables],
+        "spawned": list(summary.spawned),
     }
 
 
@@ -1763,6 +1801,7 @@ def from_json(data: Any) -> ModuleSummary:
                 (str(key), str(reference), int(position))
                 for key, reference, position in data["positional_callables"]
             ),
+            spawned=tuple(map(str, data["spawned"])),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"not a module summary: {error}") from error
