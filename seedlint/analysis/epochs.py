@@ -295,11 +295,22 @@ def _returns(facts: ModuleFacts) -> list[tuple[FunctionNode, Scope, list[ast.Ret
     asks."""
 
     def compute() -> list[tuple[FunctionNode, Scope, list[ast.Return]]]:
+        # One walk of the statements (a `return` is one), each `return` given to every
+        # function around it: walking each function's whole tree read nested ones again.
+        returned: dict[int, list[ast.Return]] = {}
+        stack: list[tuple[ast.AST, tuple[FunctionNode, ...]]] = [(facts.tree, ())]
+        while stack:
+            node, around = stack.pop()
+            if isinstance(node, ast.Return) and node.value is not None:
+                for function in around:
+                    returned.setdefault(id(function), []).append(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                around = (*around, node)
+            for name in STATEMENT_FIELDS:
+                stack.extend((child, around) for child in getattr(node, name, ()))
         found: list[tuple[FunctionNode, Scope, list[ast.Return]]] = []
         for function, _ in facts.builder.functions:
-            returns = [
-                r for r in ast.walk(function) if isinstance(r, ast.Return) and r.value is not None
-            ]
+            returns = returned.get(id(function))
             if returns:
                 found.append((function, facts.resolver.scope_of(function), returns))
         return found
