@@ -19,6 +19,7 @@ from seedlint.analysis.guards import not_none_at
 from seedlint.analysis.libraries import checked_loader_classes, worker_seeding_loaders
 from seedlint.analysis.names import (
     PARTIAL,
+    STATEMENT_FIELDS,
     FunctionNode,
     Meaning,
     NameResolver,
@@ -551,6 +552,8 @@ class ModuleFacts:
             if not self._dataset_like(node):
                 continue
             found.extend(self.init_rngs.get(id(node), ()))
+            if not module_rngs:
+                continue  # no module-level RNG object for its methods to use
             for method in node.body:
                 if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     continue
@@ -580,9 +583,7 @@ class ModuleFacts:
             rngs: list[CopiedRng] = []
             for method in self.init_methods(node):
                 method_scope = self.resolver.scope_of(method)
-                for stmt in ast.walk(method):
-                    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-                        continue
+                for stmt in _assignments_in(method):
                     factory = self._rng_factory(stmt.value, method_scope)
                     if not factory:
                         continue
@@ -630,7 +631,7 @@ class ModuleFacts:
         found: list[tuple[str, Meaning, int]] = []
         for method in self.init_methods(node):
             scope = self.resolver.scope_of(method)
-            for stmt in ast.walk(method):
+            for stmt in _assignments_in(method):
                 if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
                     continue
                 target = stmt.targets[0]
@@ -649,7 +650,19 @@ class ModuleFacts:
         return found
 
     def _self_closure(self, node: ast.ClassDef, names: tuple[str, ...]) -> list[FunctionNode]:
-        """The methods ``names`` of ``node`` and those they call on ``self``, transitively."""
+        """The methods ``names`` of ``node`` and those they call on ``self``, transitively
+        (found once per class and names)."""
+        key = (id(node), names)
+        known = self._closures.get(key)
+        if known is None:
+            known = self._closures[key] = self._compute_closure(node, names)
+        return known
+
+    @cached_property
+    def _closures(self) -> dict[tuple[int, tuple[str, ...]], list[FunctionNode]]:
+        return {}
+
+    def _compute_closure(self, node: ast.ClassDef, names: tuple[str, ...]) -> list[FunctionNode]:
         found: list[FunctionNode] = []
         for name in names:
             method = self.class_method(node, name)
@@ -870,3 +883,16 @@ class CopiedRng:
     where: str  # "NoisyDataset.__init__" or "module level"
     node: ast.AST
     call: ast.Call  # the call that creates the object
+
+
+def _assignments_in(function: FunctionNode) -> Iterator[Union[ast.Assign, ast.AnnAssign]]:
+    """The ``=`` and annotated assignment statements of ``function``'s body, nested bodies
+    included (what ``ast.walk`` finds of them: an expression holds no statement), walking
+    statements only."""
+    stack: list[ast.AST] = list(reversed(function.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            yield node
+        for name in STATEMENT_FIELDS:
+            stack.extend(reversed(getattr(node, name, ())))
