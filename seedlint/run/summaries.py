@@ -52,7 +52,7 @@ from seedlint.run.discovery import discover
 from seedlint.run.loader_names import LoaderNames, full_summary
 from seedlint.run.pool import pool_map, submit_kept
 
-SUMMARY_FORMAT = 7
+SUMMARY_FORMAT = 8
 _Entry = tuple[Optional[StatKey], str, Optional[ModuleSummary]]  # None: needs a tree
 # A walk of the project: (settings fingerprint, modification time of every folder above a file
 # and of every ignore file in them, the files found).
