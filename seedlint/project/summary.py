@@ -318,7 +318,6 @@ register(
     (
         *_LOADER_STEMS,
         *_LOADER_WORDS,
-        *_LOADER_KEYWORDS,
         *_RNG_OBJECT_WORDS,
         *_DATASET_WORDS,
         *_STAR_WORDS,
