@@ -29,7 +29,7 @@ from tests.fixtures_support import expected_findings
 from tests.test_projects import PROJECTS, active, index_for
 
 CODES = ("RNG001", "RNG002")
-LOADER_PROJECTS = ("builders", "loader_subclass", "star_loader")
+LOADER_PROJECTS = ("builders", "loader_subclass", "star_loader", "helper_kwargs")
 SEEDLINT = (sys.executable, "-m", "seedlint", "check", "--output-format", "json")
 SEEDLINT += ("--select", "RNG001,RNG002")
 
@@ -141,6 +141,65 @@ def test_summaries_round_trip_through_json() -> None:
     init = summary.classes["Buckets"].init
     assert init is not None and init.positional[:2] == ("dataset", "shuffle")
     assert not init.takes("generator")
+
+
+def test_a_helpers_dict_of_another_module_needs_the_project(tmp_path: Path) -> None:
+    """`**f()` with `f` of another module: alone the dict is open (silent, as before); the
+    index records the dict `f` returns, so the CLI, standard input and `--fix` agree."""
+    root = PROJECTS / "helper_kwargs"
+    data = root / "pkg" / "data.py"
+    assert _check(root, data) == []
+    answers = index_for(root).answers(str(data))
+    assert any("pinned_kwargs" in str(part) and "pin_memory" in str(part) for part in answers)
+    copy = tmp_path / "helper_kwargs"
+    shutil.copytree(root, copy)
+    (copy / "pyproject.toml").write_text("")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+
+    def rows(*args: str, stdin: str | None = None) -> list[tuple[int, str]]:
+        result = subprocess.run(
+            [*SEEDLINT, "--no-cache", *args],
+            cwd=copy,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 1, result.stderr
+        return sorted(
+            (int(f["location"]["row"]), str(f["code"]))
+            for f in json.loads(result.stdout)
+            if str(f["filename"]).endswith("data.py")
+        )
+
+    expected = [e for e in expected_findings(data.read_text()) if e[1] in CODES]
+    assert rows(".") == expected
+    assert rows("pkg/data.py") == expected
+    assert rows("--stdin-filename", "pkg/data.py", "-", stdin=data.read_text()) == expected
+    diff = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "seedlint",
+            "check",
+            "--no-cache",
+            "--select",
+            "RNG001",
+            "--fix",
+            "--diff",
+            "pkg/data.py",
+        ],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    added = [
+        line for line in diff.stdout.splitlines() if line.startswith("+") and "generator=" in line
+    ]
+    assert len(added) == 3, diff.stdout + diff.stderr
 
 
 def test_star_bound_loader_needs_the_project() -> None:

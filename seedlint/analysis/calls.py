@@ -28,6 +28,8 @@ from seedlint.analysis.values import (
     UNKNOWABLE,
     Value,
     ValueEvaluator,
+    _may_end,
+    function_returns,
     known,
     union,
     with_origin,
@@ -97,6 +99,9 @@ class CallBinder:
         self._active: set[tuple[int, str]] = set()
         self._self_active: set[tuple[int, str]] = set()  # `self.kw` dicts being followed
         self._calls_active: set[int] = set()  # functions whose returned dicts are being followed
+        # The dict a call of a function of another module of the project returns, where the
+        # project's index knows it (set by the facts from the index; None: open, as before).
+        self.elsewhere: Optional[Callable[[ast.Call, Scope], Optional[DictValue]]] = None
 
     def bind(self, call: ast.Call, signature: Signature, scope: Scope) -> dict[str, Value]:
         """A Value for every parameter; ABSENT among its options where it may not be passed."""
@@ -145,6 +150,8 @@ class CallBinder:
             return self._dict_comprehension(expr, scope)
         if isinstance(expr, ast.Call):
             returned = self._returned_dict(expr, scope, None)
+            if returned is None and self.elsewhere is not None:
+                returned = self.elsewhere(expr, scope)
             if returned is not None:
                 return returned
         if isinstance(expr, ast.IfExp):  # `{...} if use_cuda else {}`: either dict
@@ -288,6 +295,40 @@ class CallBinder:
                 else:
                     options.append(self._element(value, position, inner))
         finally:
+            self._calls_active.discard(key)
+        return _either(options)
+
+    def returned_dict_of(self, function: ast.FunctionDef) -> Optional[DictValue]:
+        """The closed dict every ``return`` of ``function`` gives (either of them), its
+        parameters taken as anything (the callers' arguments are not followed); None where
+        some return is not such a dict, or the function may end without one (as
+        :meth:`ValueEvaluator.returned_expressions`)."""
+        if function.decorator_list:
+            return None
+        returns = function_returns(function)
+        if not returns or None in returns or _may_end(function.body):
+            return None
+        function_scope = self.builder.scope_of.get(id(function))
+        if function_scope is None:
+            return None
+        evaluator = self.evaluator
+        saved = dict(evaluator._bound)
+        key = id(function_scope)
+        self._calls_active.add(key)
+        try:
+            for bindings in function_scope.bindings.values():
+                for binding in bindings:
+                    if binding.kind == "param" and isinstance(binding.node, ast.arg):
+                        evaluator._bound[id(binding.node)] = ANYTHING
+            options: list[DictValue] = []
+            for value in returns:
+                assert value is not None
+                found = self.dict_value(value, function_scope)
+                if found.open:
+                    return None
+                options.append(found)
+        finally:
+            evaluator._bound = saved
             self._calls_active.discard(key)
         return _either(options)
 

@@ -222,7 +222,12 @@ class ModuleFacts:
 
     @cached_property
     def binder(self) -> CallBinder:
-        return CallBinder(self.values)
+        binder = CallBinder(self.values)
+        # `**f()` with `f` of another module of the project: the dict the index records
+        returned_dict = getattr(self.project, "returned_dict", None)
+        if self.path and callable(returned_dict):
+            binder.elsewhere = lambda call, scope: returned_dict(self, call)
+        return binder
 
     @cached_property
     def seeding(self) -> SeedingClassifier:

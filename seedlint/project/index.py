@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from seedlint.analysis.calls import DATALOADER
-from seedlint.analysis.facts import AnalysisOptions
+from seedlint.analysis.calls import DATALOADER, DictValue
+from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.analysis.forwarding import ISINSTANCE
 from seedlint.analysis.names import canonical
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
+from seedlint.analysis.values import ABSENT, Value, known, union
 from seedlint.project.hints import ClassHint, loader_closure, loader_links, possible_loader_names
 from seedlint.project.layout import Layout
 from seedlint.project.summary import (
@@ -41,9 +42,11 @@ from seedlint.project.summary import (
     Init,
     ModuleSummary,
     Seed,
+    decode,
     draws_name,
     module_draws,
     passed_to,
+    spread_calls,
 )
 
 Node = tuple[str, str]  # (path, function key); key OPAQUE: a module known from its bytes only
@@ -813,7 +816,47 @@ class ProjectIndex:
             self.worker_dataset_rngs(path),
             self.star_bindings(path),
             self.worker_seeding(path),
+            self.returned_dicts(path),
         )
+
+    # -- the dict a function of another module returns, spread into a call ------------------
+    def returned_dicts(self, path: str) -> tuple[tuple[str, object], ...]:
+        """For each function of another module whose returned dict ``path`` spreads
+        (``ModuleSummary.spreads``), that dict as its summary records it (None: not known)."""
+        path = os.path.abspath(path)
+        summary = self.summaries.get(path)
+        if summary is None or not summary.full or not summary.spreads:
+            return ()
+        return tuple((ref, self._returned_entries(path, ref)) for ref in summary.spreads)
+
+    def _returned_entries(
+        self, path: str, reference: str
+    ) -> Optional[tuple[tuple[str, str, bool], ...]]:
+        nodes = self.resolve(path, reference)
+        if len(nodes) != 1:
+            return None
+        (node,) = nodes
+        if node[1] == OPAQUE:
+            self.unread.add(node[0])  # parsed by the run, which then asks again
+            return None
+        function = self.function(node)
+        return None if function is None else function.kwargs
+
+    def returned_dict(self, facts: ModuleFacts, call: ast.Call) -> Optional[DictValue]:
+        """The dict ``call`` (spread by ``**`` in the module of ``facts``) returns, when it
+        calls a function of another module whose every return is a closed dict; None where
+        the call is none the summary lists (:func:`spread_calls`) or the dict is not known."""
+        reference = spread_calls(facts).get(id(call))
+        if reference is None:
+            return None
+        entries = self._returned_entries(os.path.abspath(facts.path), reference)
+        if entries is None:
+            return None
+        found: dict[str, Value] = {}
+        for key, text, maybe in entries:
+            value = decode(text)
+            found[key] = union([value, known(ABSENT)]) if maybe else value
+        return DictValue(found, open=False)
 
     # -- what a star import of a project module binds ----------------------------------------
     def star_bindings(self, path: str) -> tuple[tuple[str, str], ...]:
@@ -1401,7 +1444,8 @@ def needs_project(summary: Optional[ModuleSummary]) -> bool:
     project code with literal arguments and star imports has no loader answer the project can
     change; one without calls inside a capture region, or loaders over a dataset class of
     another module, has no RNG003 or RNG005 answer the project can change; one that does not
-    import Lightning has no worker-seeding answer (RNG002)."""
+    import Lightning has no worker-seeding answer (RNG002); one spreading no call of another
+    module (`**f()`) takes no returned dict from the project."""
     if summary is None or not summary.full:
         return False
     return bool(
@@ -1412,6 +1456,7 @@ def needs_project(summary: Optional[ModuleSummary]) -> bool:
         or summary.stars
         or summary.captured
         or summary.worker_datasets
+        or summary.spreads
     )
 
 

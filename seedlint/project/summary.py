@@ -176,6 +176,9 @@ class FunctionSummary:
     # what its return values may be built by (RNG005: a helper returning the dataset), as
     # references: a class (an instance of it) or a function (what that one returns)
     returns: tuple[str, ...] = ()
+    # the closed dict its every `return` gives (`**f()` in another module): (key, encoded
+    # value, whether the key may be absent); None: not such a dict
+    kwargs: Optional[tuple[tuple[str, str, bool], ...]] = None
 
 
 @dataclass(frozen=True)
@@ -265,6 +268,9 @@ class ModuleSummary:
     # spawn start method) runs: each is a program of its own, in a fresh interpreter whose
     # torch generator is seeded at random at start-up, whatever its parent seeded
     spawned: tuple[str, ...] = ()
+    # functions of other modules whose returned dict a `**` spread takes (`**f()`, or a name
+    # bound to `f()`), as references; the index gives each one's dict (``FunctionSummary.kwargs``)
+    spreads: tuple[str, ...] = ()
 
 
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
@@ -295,6 +301,15 @@ _LOADER_WORDS = (
     b"worker_init_fn",
     b"_loader",
     b"loader =",
+)
+# A helper returning a loader's keyword dict (`**loader_kwargs()` in another module): its
+# keys are DataLoader's (the index records the dict, see ``FunctionSummary.kwargs``).
+_LOADER_KEYWORDS = (
+    b"persistent_workers",
+    b"pin_memory",
+    b"multiprocessing_context",
+    b"prefetch_factor",
+    b"worker_init_fn",
 )
 # A class holding an RNG object a dataset's workers copy (RNG005 across modules): a dataset,
 # a base class of one, an object a dataset holds (a transform); an RNG factory's word.
@@ -348,6 +363,8 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
     words = scan if scan is not None and scan.raw is raw else WordScan(raw)
     if words.any(_LOADER_STEMS) and words.any(_LOADER_WORDS):
         return True  # loader builders, their callers, loader classes, star-import targets
+    if words.any(_LOADER_KEYWORDS):
+        return True  # a helper returning a loader's keyword dict
     if words.any(_RNG_OBJECT_WORDS):
         return True  # a class holding an RNG object: a dataset, its base, a transform it holds
     if words.any(_STAR_WORDS):
@@ -480,10 +497,47 @@ def may_need_project(facts: ModuleFacts) -> bool:
             return True
         if loader.dataset is not None and may_have_workers(loader) and lacks_init_fn(loader):
             return True  # its dataset may be built by another module (RNG005)
+    if spread_calls(facts):
+        return True  # `**f()` with `f` of another module: the index knows its dict
     return any(
         _may_decide(call) and _may_be_the_projects(facts, call.func, scope)
         for call, scope in facts.builder.calls
     )
+
+
+def spread_calls(facts: ModuleFacts) -> dict[int, str]:
+    """``id(call) -> reference`` of the calls whose returned dict a ``**`` spread takes
+    (``**f()``, or ``**kw`` with ``kw`` bound to ``f()`` in the scope the spread reads) where
+    ``f`` may be a function of another module of the project: the only calls whose dict the
+    project's index is asked for (``ProjectIndex.returned_dict``)."""
+    return facts.once("project.spread_calls", lambda: _spread_calls(facts))
+
+
+def _spread_calls(facts: ModuleFacts) -> dict[int, str]:
+    found: dict[int, str] = {}
+    resolver = facts.resolver
+    for call, scope in facts.builder.calls:
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                continue
+            spread = keyword.value
+            candidates: list[tuple[ast.Call, Scope]] = []
+            if isinstance(spread, ast.Call):
+                candidates.append((spread, scope))
+            elif isinstance(spread, ast.Name):
+                for binding in lookup(spread.id, scope) or ():
+                    if binding.kind == "assign" and isinstance(binding.value, ast.Call):
+                        candidates.append((binding.value, binding.scope))
+            for candidate, where in candidates:
+                if id(candidate) in found:
+                    continue
+                meanings = resolver.meanings(candidate.func, where)
+                if len(meanings) != 1:
+                    continue
+                (meaning,) = meanings
+                if isinstance(meaning, str) and not _external(meaning):
+                    found[id(candidate)] = "=" + meaning
+    return found
 
 
 def _may_decide(call: ast.Call) -> bool:
@@ -604,11 +658,15 @@ class _Summarizer:
         functions: dict[str, FunctionSummary] = {}
         owners: list[tuple[str, int, bool]] = [(TOP_LEVEL, 1, False)]
         returned: dict[str, tuple[str, ...]] = {}
+        kwargs: dict[str, tuple[tuple[str, str, bool], ...]] = {}
         for function, _ in facts.builder.functions:
             name = self.keys.get(id(function))
             if name is not None:
                 owners.append((name, function.lineno, self._test_like(function)))
                 returned[name] = self._returns(function)
+                found_kwargs = self._kwargs(function)
+                if found_kwargs is not None:
+                    kwargs[name] = found_kwargs
         for key, row, test in owners:
             functions[key] = FunctionSummary(
                 row=row,
@@ -621,6 +679,7 @@ class _Summarizer:
                 test=test,
                 worker=key in workers,
                 returns=returned.get(key, ()),
+                kwargs=kwargs.get(key),
             )
         classes: dict[str, ClassSummary] = {}
         for cls, _ in facts.builder.classes:
@@ -681,6 +740,7 @@ class _Summarizer:
             worker_loaders=self._worker_loaders() if lightning else (),
             positional_callables=self._positional_callables(),
             spawned=self._spawned(),
+            spreads=tuple(dict.fromkeys(spread_calls(facts).values())),
         )
 
     def _init(self, cls: ast.ClassDef, loader: bool) -> Optional[Init]:
@@ -950,6 +1010,32 @@ class _Summarizer:
                 if reference is not None:
                     found[reference] = None
         return tuple(found)
+
+    def _kwargs(self, function: FunctionNode) -> Optional[tuple[tuple[str, str, bool], ...]]:
+        """The closed dict the function's every return gives (:attr:`FunctionSummary.kwargs`),
+        for a function whose returns are all dict displays, ``dict(...)`` calls, names or
+        conditional expressions of them (the cheap gate: any other is not such a dict)."""
+        if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+            return None
+        returns = self.facts.builder.returns.get(id(function))
+        if not returns or id(function) in self.facts.builder.generators:
+            return None
+        scope = self.facts.builder.scope_of.get(id(function))
+        if scope is None or not all(
+            value is not None and _may_be_dict(value, scope) for value in returns
+        ):
+            return None
+        found = self.facts.binder.returned_dict_of(function)
+        if found is None:
+            return None
+        entries: list[tuple[str, str, bool]] = []
+        for key, value in sorted(found.entries.items()):
+            options = value.options
+            if options is not None and not value.unknowable and options <= {ABSENT}:
+                continue  # never there (`kw.pop("generator")`)
+            maybe = options is not None and ABSENT in options
+            entries.append((key, encode(value), maybe))
+        return tuple(entries)
 
     def _captured(self) -> tuple[tuple[str, int, int], ...]:
         """The calls inside capture regions that reach a function of another module."""
@@ -1626,6 +1712,7 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
                 f.test,
                 f.worker,
                 list(f.returns),
+                None if f.kwargs is None else [list(entry) for entry in f.kwargs],
             ]
             for key, f in summary.functions.items()
         },
@@ -1656,6 +1743,7 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
         "worker_loaders": list(summary.worker_loaders),
         "positional_callables": [list(entry) for entry in summary.positional_callables],
         "spawned": list(summary.spawned),
+        "spreads": list(summary.spreads),
     }
 
 
@@ -1665,6 +1753,27 @@ def _may_build(value: ast.expr) -> bool:
     if isinstance(value, ast.IfExp):
         return _may_build(value.body) or _may_build(value.orelse)
     return isinstance(value, (ast.Call, ast.Name))
+
+
+def _may_be_dict(value: ast.expr, scope: Scope) -> bool:
+    """A returned value that may be a dict the value model closes: a dict display, a
+    ``dict(...)`` call, a name assigned one (in ``scope``, the function's), or a conditional
+    expression of them."""
+    if isinstance(value, ast.IfExp):
+        return _may_be_dict(value.body, scope) and _may_be_dict(value.orelse, scope)
+    if isinstance(value, ast.Name):
+        return any(
+            binding.kind == "assign" and binding.value is not None and _dict_display(binding.value)
+            for binding in scope.bindings.get(value.id, ())
+        )
+    return _dict_display(value)
+
+
+def _dict_display(value: ast.expr) -> bool:
+    """``{...}`` or ``dict(...)``."""
+    if isinstance(value, ast.Call):
+        return isinstance(value.func, ast.Name) and value.func.id == "dict"
+    return isinstance(value, ast.Dict)
 
 
 def _init_json(init: Optional[Init]) -> Optional[list[Any]]:
@@ -1750,10 +1859,22 @@ def from_json(data: Any) -> ModuleSummary:
                 bool(test),
                 bool(worker),
                 tuple(map(str, returns)),
+                None
+                if kwargs is None
+                else tuple((str(name), str(value), bool(maybe)) for name, value, maybe in kwargs),
             )
-            for key, (row, seeds, scoped, draws, cuda_only, calls, test, worker, returns) in data[
-                "functions"
-            ].items()
+            for key, (
+                row,
+                seeds,
+                scoped,
+                draws,
+                cuda_only,
+                calls,
+                test,
+                worker,
+                returns,
+                kwargs,
+            ) in data["functions"].items()
         }
         classes = {
             str(key): ClassSummary(
@@ -1802,6 +1923,7 @@ def from_json(data: Any) -> ModuleSummary:
                 for key, reference, position in data["positional_callables"]
             ),
             spawned=tuple(map(str, data["spawned"])),
+            spreads=tuple(map(str, data["spreads"])),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"not a module summary: {error}") from error

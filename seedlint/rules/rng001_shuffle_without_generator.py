@@ -108,8 +108,9 @@ when it is absent or `False`/`None`.
 
 Argument values are judged as the program computes them (the bindings that reach the call, `self`
 and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`,
-keyword dicts and their updates, what a function of the module returns): see
-[docs/values.md](../values.md) for what is followed and where it stops.
+keyword dicts and their updates, what a function of the module returns, the keyword dict a
+function of another module of the project returns): see [docs/values.md](../values.md) for what
+is followed and where it stops.
 
 Library loader classes that pass `shuffle` and `generator` on to torch's are checked as
 DataLoaders (the library table, `seedlint/analysis/libraries.py`, which cites each library's
