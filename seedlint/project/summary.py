@@ -486,6 +486,8 @@ def may_need_project(facts: ModuleFacts) -> bool:
     change, and most buffers need no summary)."""
     if facts.builder.star_imports:
         return True
+    if facts.argparse_asks:
+        return True  # its loaders read argparse dests another module may define
     if facts.resolver.imports_any(LIGHTNING_MODULES):
         return True  # its loaders' worker seeding is decided by the programs reaching them
     if any(seed.kind in _QUESTION_KINDS for seed in facts.seed_calls):
