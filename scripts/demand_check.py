@@ -28,7 +28,7 @@ from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import Settings, SettingsResolver
 from seedlint.project.index import ProjectIndex, needs_project
 from seedlint.project.layout import Layout
-from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree
+from seedlint.project.summary import LIGHT, ModuleSummary, light_summary, needs_tree
 from seedlint.run.loader_names import LoaderNames, full_summary
 from seedlint.run.pool import pool_map
 from seedlint.run.summaries import ProjectSetup, summary_of
@@ -39,7 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def _full(path: str) -> tuple[str, Optional[ModuleSummary]]:
     raw = Path(path).read_bytes()
     if not needs_tree(raw):
-        return path, LIGHT
+        if not light_summary(raw).parser:
+            return path, LIGHT
+        # it may define an argparse dest a loader asks for: the lazy index parses it then
+        return path, full_summary(raw, path, AnalysisOptions())
     try:
         return path, summary_of(raw, path, AnalysisOptions())
     except (SyntaxError, ValueError, RecursionError, MemoryError):

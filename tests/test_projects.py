@@ -26,7 +26,7 @@ from seedlint.project.index import ProjectIndex, activate
 from seedlint.project.layout import Layout, find_root, module_name
 from seedlint.rules import BY_CODE
 from seedlint.run.loader_names import LoaderNames, full_summary
-from seedlint.run.summaries import summary_of
+from seedlint.run.summaries import argparse_modules, summary_of
 from tests.fixtures_support import FIXTURES, expected_findings
 
 PROJECTS = FIXTURES / "projects"
@@ -52,6 +52,9 @@ def index_for(root: Path) -> ProjectIndex:
     summaries = {p: summary_of(Path(p).read_bytes(), p, AnalysisOptions()) for p in paths}
     # A module binding a loader name is summarised from its tree whatever its words.
     for path in loader_names(root).linked():
+        summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
+    # A module whose bytes may define an argparse dest some loader asks for, as the run's.
+    for path in argparse_modules(paths, summaries, [], lambda p: Path(p).read_bytes()):
         summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
     return ProjectIndex(Layout(root, paths), summaries)
 
@@ -189,6 +192,8 @@ def test_cache_follows_a_helper_in_another_module(tmp_path: Path) -> None:
         ("base_class", "RNG004"),
         ("star", "RNG004"),
         ("loader_names", "RNG001"),
+        ("argparse_modules", "RNG002"),
+        ("options_class", "RNG002"),
     ],
 )
 def test_flake8_plugin_equals_the_cli(tmp_path: Path, name: str, code: str) -> None:

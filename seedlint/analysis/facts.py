@@ -218,7 +218,14 @@ class ModuleFacts:
 
     @cached_property
     def values(self) -> ValueEvaluator:
-        return ValueEvaluator(self.resolver, self.tree, self.configs)
+        arguments = getattr(self.project, "argparse_value", None)
+        asked = self._project_argument if callable(arguments) and self.path else None
+        return ValueEvaluator(self.resolver, self.tree, self.configs, asked)
+
+    def _project_argument(self, dest: str) -> Optional[Value]:
+        """The project's argparse defaults of ``dest`` (``ProjectIndex.argparse_value``)."""
+        found = self.project.argparse_value(os.path.abspath(self.path), dest)  # type: ignore[attr-defined]
+        return found if isinstance(found, Value) else None
 
     @cached_property
     def binder(self) -> CallBinder:
@@ -254,6 +261,26 @@ class ModuleFacts:
     # -- DataLoaders ---------------------------------------------------------------------------
     @cached_property
     def dataloader_calls(self) -> list[LoaderCall]:
+        """The module's DataLoader calls, their arguments evaluated with the project's argparse
+        defaults in view (:meth:`ValueEvaluator.recording`; the dests asked:
+        :attr:`argparse_asks`)."""
+        with self.values.recording() as asked:
+            found = self._dataloader_calls()
+        self.__dict__["_argparse_asks"] = frozenset(asked)
+        return found
+
+    @property
+    def argparse_asks(self) -> frozenset[str]:
+        """The argparse dests the module's DataLoader calls ask of the project (an attribute
+        ``args.num_workers`` of an object the module does not know, no argparse argument of
+        the module defining it): the project's answers for them decide those values."""
+        if "_argparse_asks" not in self.__dict__:
+            _ = self.dataloader_calls  # computes them
+        found = self.__dict__.get("_argparse_asks", frozenset())
+        assert isinstance(found, frozenset)
+        return found
+
+    def _dataloader_calls(self) -> list[LoaderCall]:
         targets = self.options.all_dataloader_classes
         result: list[LoaderCall] = []
         for call, scope in self._calls_spelled(frozenset(t.rsplit(".", 1)[-1] for t in targets)):

@@ -5,8 +5,9 @@ An expression evaluates to a :class:`Value`:
 * *known*: a set of possible values (literals, :data:`OBJECT` for "some non-None object",
   :data:`ABSENT` for "the argument is not passed"). A literal; a name bound (once or several
   times) to known values in its scope or at module level; an argparse attribute whose
-  ``add_argument(..., default=...)`` is in the module; a parameter with a default (its default);
-  a conditional expression (either branch).
+  ``add_argument(..., default=...)`` is in the module (in a DataLoader's arguments, one of
+  another module of the project too: :attr:`ValueEvaluator.project_arguments`); a parameter
+  with a default (its default); a conditional expression (either branch).
 * *unknowable*: a parameter without a default, ``*args``/``**kwargs`` received from a caller.
   Rules never report on it.
 * *anything*: every other expression. It may take any value, so a rule treats it as possibly
@@ -21,6 +22,7 @@ import ast
 import functools
 from collections import deque
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import product
 from typing import Callable, Optional, Union
@@ -274,15 +276,25 @@ ConfigPart = tuple[Entry, Entry]
 
 class ValueEvaluator:
     def __init__(
-        self, resolver: NameResolver, module: ast.Module, configs: Optional[ConfigSource] = None
+        self,
+        resolver: NameResolver,
+        module: ast.Module,
+        configs: Optional[ConfigSource] = None,
+        project_arguments: Optional[Callable[[str], Optional[Value]]] = None,
     ) -> None:
         self.resolver = resolver
         self.configs = configs
+        # The project's argparse defaults of a dest (the arguments other modules define, with
+        # their origins), None where no module does: asked only while :meth:`recording`.
+        self.project_arguments = project_arguments
+        self._asks: Optional[set[str]] = None
+        self.used_project = False  # some value came from another module's argparse
         self._config_active: set[int] = set()
         self._function_calls: Optional[dict[int, list[tuple[ast.Call, Scope]]]] = None
         self.builder = resolver.builder
         self._active: set[int] = set()
         self._argparse: Optional[dict[str, Value]] = None
+        self._entries: Optional[dict[str, list[tuple[Value, int, bool]]]] = None
         self._module = module
         self._flows: dict[int, ReachingDefinitions] = {}
         self._bound: dict[int, Value] = {}  # id(parameter) -> what one known call passes
@@ -314,20 +326,29 @@ class ValueEvaluator:
 
     def _collect_argparse(self) -> dict[str, Value]:
         found: dict[str, list[Value]] = {}
-        overridden: dict[str, list[Value]] = {}
+        for dest, entries in self.argparse_entries().items():
+            for value, row, overrides in entries:
+                kind = "`set_defaults`" if overrides else "argparse default"
+                found.setdefault(dest, []).append(with_origin(value, f"{kind}, line {row}", row))
+        return {dest: union(values) for dest, values in found.items()}
+
+    def argparse_entries(self) -> dict[str, list[tuple[Value, int, bool]]]:
+        """The module's argparse defaults by dest: (value, line, set by ``set_defaults``);
+        a dest that ``parser.set_defaults(...)`` sets has those values only (parser-level
+        defaults override the arguments' own, as argparse documents)."""
+        if self._entries is not None:
+            return self._entries
+        found: dict[str, list[tuple[Value, int, bool]]] = {}
+        overridden: dict[str, list[tuple[Value, int, bool]]] = {}
         for call, scope in self.builder.calls:
             func = call.func
             if not isinstance(func, ast.Attribute):
                 continue
             if func.attr == "set_defaults":
-                # Parser-level defaults override the arguments' own (argparse documents it).
                 for keyword in call.keywords:
                     if keyword.arg is not None:
                         value = self.evaluate(keyword.value, scope)
-                        where = f"`set_defaults`, line {call.lineno}"
-                        overridden.setdefault(keyword.arg, []).append(
-                            with_origin(value, where, call.lineno)
-                        )
+                        overridden.setdefault(keyword.arg, []).append((value, call.lineno, True))
                 continue
             if func.attr != "add_argument":
                 continue
@@ -335,10 +356,46 @@ class ValueEvaluator:
             if dest is None:
                 continue
             default = self._argparse_default(call, scope)
-            where = f"argparse default, line {call.lineno}"
-            found.setdefault(dest, []).append(with_origin(default, where, call.lineno))
+            found.setdefault(dest, []).append((default, call.lineno, False))
         found.update(overridden)
-        return {dest: union(values) for dest, values in found.items()}
+        self._entries = found
+        return found
+
+    @contextmanager
+    def recording(self) -> Iterator[set[str]]:
+        """Evaluate with the project's argparse defaults in view (for a DataLoader's
+        arguments): the set yielded receives the dests asked of the project, an attribute
+        ``x.dest`` of an object the model does not know (``args.num_workers`` with ``args`` a
+        parameter, ``self.opt.nThreads``) that no argparse argument of this module defines."""
+        outer = self._asks
+        asked: set[str] = set()
+        self._asks = asked
+        try:
+            yield asked
+        finally:
+            self._asks = outer
+            if outer is not None:
+                outer.update(asked)
+
+    def _project_argument(self, base: ast.expr, attr: str, scope: Scope) -> Value:
+        """What another module's argparse says of ``base.attr`` (see :meth:`recording`):
+        anything where no module of the project defines ``attr``, or ``base`` is a module,
+        class or function (``np.float32``)."""
+        asks = self._asks
+        if asks is None:
+            return ANYTHING
+        if isinstance(base, ast.Name):
+            bindings = lookup(base.id, scope)
+            if bindings and all(b.kind in ("import", "def", "class") for b in bindings):
+                return ANYTHING
+        asks.add(attr)
+        if self.project_arguments is None:
+            return ANYTHING
+        found = self.project_arguments(attr)
+        if found is None:
+            return ANYTHING
+        self.used_project = True
+        return found
 
     def _argparse_default(self, call: ast.Call, scope: Scope) -> Value:
         keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
@@ -867,6 +924,16 @@ class ValueEvaluator:
     # -- instances and their attributes ---------------------------------------------------------
     def _attribute(self, expr: ast.Attribute, scope: Scope) -> Value:
         base = expr.value
+        if _self_attribute(base):
+            # `self.args.num_workers`: the parsed arguments held by the instance (set from a
+            # parameter of `__init__` that other modules pass), when the model knows no value
+            own = self.argparse_defaults.get(expr.attr)
+            if own is None and self._asks is None:
+                return ANYTHING
+            held = self.evaluate(base, scope)
+            if held.options is not None and not held.unknowable:
+                return ANYTHING
+            return own if own is not None else self._project_argument(base, expr.attr, scope)
         if not isinstance(base, ast.Name):
             return ANYTHING
         instances = self._instances(base, scope)
@@ -874,7 +941,7 @@ class ValueEvaluator:
             return union(self._member(cls, expr.attr, call) for cls, call in instances)
         if expr.attr in self.argparse_defaults:
             return self.argparse_defaults[expr.attr]
-        return ANYTHING
+        return self._project_argument(base, expr.attr, scope)
 
     def _instances(
         self, name: ast.Name, scope: Scope
@@ -1331,6 +1398,15 @@ def _entry_value(entry: Entry) -> Value:
         return known(OBJECT)
     where = f"set in {entry.file}:{entry.row}" if entry.row else f"set in {entry.file}"
     return with_origin(Value(frozenset((entry.value,))), where, entry.row, entry.path or entry.file)
+
+
+def _self_attribute(expr: ast.expr) -> bool:
+    """``self.name`` (or ``cls.name``)."""
+    return (
+        isinstance(expr, ast.Attribute)
+        and isinstance(expr.value, ast.Name)
+        and expr.value.id in ("self", "cls")
+    )
 
 
 def _argparse_dest(call: ast.Call) -> Optional[str]:

@@ -26,7 +26,7 @@ from seedlint.analysis.facts import AnalysisOptions, ModuleFacts
 from seedlint.analysis.forwarding import ISINSTANCE
 from seedlint.analysis.names import canonical
 from seedlint.analysis.seeding import DEFAULT_SEED_FUNCTIONS, Seeding, qualnames_of
-from seedlint.analysis.values import ABSENT, Value, known, union
+from seedlint.analysis.values import ABSENT, Value, known, union, with_origin
 from seedlint.project.hints import ClassHint, loader_closure, loader_links, possible_loader_names
 from seedlint.project.layout import Layout
 from seedlint.project.summary import (
@@ -211,6 +211,7 @@ class ProjectIndex:
         self._exports: dict[str, Optional[frozenset[str]]] = {}
         self._stars: dict[str, tuple[tuple[str, str], ...]] = {}  # star_bindings, by path
         self._loader_names: Optional[frozenset[str]] = None
+        self._arguments: Optional[dict[str, list[tuple[str, str, int, bool]]]] = None
         # The modules summarised from their bytes (not ``full``) that an answer looked into:
         # reading them could change it (the run parses them on demand, see run.summaries).
         self.unread: set[str] = set()
@@ -817,6 +818,7 @@ class ProjectIndex:
             self.star_bindings(path),
             self.worker_seeding(path),
             self.returned_dicts(path),
+            self.argparse_answers(path),
         )
 
     # -- the dict a function of another module returns, spread into a call ------------------
@@ -857,6 +859,52 @@ class ProjectIndex:
             value = decode(text)
             found[key] = union([value, known(ABSENT)]) if maybe else value
         return DictValue(found, open=False)
+
+    # -- argparse arguments defined in other modules ------------------------------------------
+    def _argument_table(self) -> dict[str, list[tuple[str, str, int, bool]]]:
+        """Every argparse default of the project's modules read from their trees, by dest:
+        (the module's absolute path, encoded value, line, set by ``set_defaults``)."""
+        if self._arguments is None:
+            table: dict[str, list[tuple[str, str, int, bool]]] = {}
+            for path, summary in self.summaries.items():
+                for dest, value, row, overrides in summary.arguments:
+                    table.setdefault(dest, []).append((path, value, row, overrides))
+            self._arguments = table
+        return self._arguments
+
+    def _arguments_for(self, path: str, dest: str) -> list[tuple[str, str, int, bool]]:
+        """The argparse defaults of ``dest`` that modules other than ``path`` define."""
+        return [entry for entry in self._argument_table().get(dest, ()) if entry[0] != path]
+
+    def argparse_answers(self, path: str) -> tuple[Hashable, ...]:
+        """What the project's argparse says of the dests the loaders of ``path`` ask for
+        (:attr:`~seedlint.project.summary.ModuleSummary.asks`): each dest some other module
+        defines, with its defaults and where they are set."""
+        path = os.path.abspath(path)
+        summary = self.summaries.get(path)
+        if summary is None or not summary.asks:
+            return ()
+        found: list[tuple[str, tuple[tuple[str, str, int, bool], ...]]] = []
+        for dest in summary.asks:
+            entries = self._arguments_for(path, dest)
+            if entries:
+                shown = tuple((self._where(p), value, row, o) for p, value, row, o in entries)
+                found.append((dest, tuple(sorted(shown))))
+        return tuple(found)
+
+    def argparse_value(self, path: str, dest: str) -> Optional[Value]:
+        """The value of ``args.dest`` read in ``path`` as the project's other modules define
+        the argument: every default they give (a dest one module sets with ``set_defaults``:
+        that module's), each with its file and line; None when no other module defines it."""
+        entries = self._arguments_for(os.path.abspath(path), dest)
+        if not entries:
+            return None
+        values: list[Value] = []
+        for module, value, row, overrides in sorted(entries):
+            kind = "`set_defaults`" if overrides else "argparse default"
+            where = f"{kind}, {self._where(module)}:{row}"
+            values.append(with_origin(decode(value), where, row, module))
+        return union(values)
 
     # -- what a star import of a project module binds ----------------------------------------
     def star_bindings(self, path: str) -> tuple[tuple[str, str], ...]:
@@ -1445,11 +1493,14 @@ def needs_project(summary: Optional[ModuleSummary]) -> bool:
     change; one without calls inside a capture region, or loaders over a dataset class of
     another module, has no RNG003 or RNG005 answer the project can change; one that does not
     import Lightning has no worker-seeding answer (RNG002); one spreading no call of another
+    import Lightning has no worker-seeding answer (RNG002); one whose loaders ask for no
     module (`**f()`) takes no returned dict from the project."""
+
     if summary is None or not summary.full:
         return False
     return bool(
         questions(summary)
+        or summary.asks
         or summary.lightning
         or summary.builders
         or summary.sites

@@ -271,6 +271,15 @@ class ModuleSummary:
     # functions of other modules whose returned dict a `**` spread takes (`**f()`, or a name
     # bound to `f()`), as references; the index gives each one's dict (``FunctionSummary.kwargs``)
     spreads: tuple[str, ...] = ()
+    # its argparse defaults: (dest, encoded value (:func:`encode`), line, set by
+    # `set_defaults`); a dest `set_defaults` sets has those only (they override the argument's)
+    arguments: tuple[tuple[str, str, int, bool], ...] = ()
+    # the dests its DataLoader calls ask of the project's argparse (an attribute `args.dest`
+    # of an object the module does not know, that none of its own arguments defines)
+    asks: tuple[str, ...] = ()
+    # summarised from its bytes, which hold `add_argument` or `set_defaults`: parsed on demand
+    # when a module asks for a dest its bytes name
+    parser: bool = False
 
 
 # A call whose name says it seeds (a project helper: `set_seed(`, `init_seeds(`,
@@ -339,6 +348,8 @@ register(
         b"__main__",
         *_OWN_SEEDING_WORDS,
         *_OWN_SEEDING_PACKAGES,
+        b"add_argument",
+        b"set_defaults",
     )
 )  # looked up in every module
 _DRAW_WORDS = (
@@ -396,6 +407,16 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
 # The summary of a module that :func:`needs_tree` rules out: whether it may draw is looked
 # up from its bytes only when asked (see :class:`ModuleSummary`).
 LIGHT = ModuleSummary(full=False, may_draw=None)
+LIGHT_PARSER = ModuleSummary(full=False, may_draw=None, parser=True)  # one that may define args
+_PARSER_WORDS = (b"add_argument", b"set_defaults")
+
+
+def light_summary(raw: bytes, scan: Optional[WordScan] = None) -> ModuleSummary:
+    """The summary of a module :func:`needs_tree` rules out: :data:`LIGHT_PARSER` when its
+    bytes may define argparse arguments, else :data:`LIGHT`. ``scan``: the words already
+    looked up in ``raw``."""
+    words = scan if scan is not None and scan.raw is raw else WordScan(raw)
+    return LIGHT_PARSER if words.any(_PARSER_WORDS) else LIGHT
 
 
 def draws_words(raw: bytes) -> bool:
@@ -466,11 +487,21 @@ def function_keys(tree: ast.Module) -> dict[int, str]:
 
 
 def summarize(facts: ModuleFacts) -> ModuleSummary:
-    """The module's summary, computed once per facts (RNG004 and the run both ask)."""
+    """The module's summary, computed once per facts (RNG004 and the run both ask). A summary
+    is the module's own: where the facts' values took another module's argparse defaults
+    (checked with the project), it comes from facts without the project."""
     found = facts.__dict__.get("_project_summary")
     if isinstance(found, ModuleSummary):
         return found
-    summary = _Summarizer(facts).summary()
+    _ = facts.dataloader_calls
+    if facts.values.used_project:
+        own = ModuleFacts(facts.tree, facts.options, facts.text, facts.path, None, facts.configs)
+        try:
+            summary = _Summarizer(own).summary()
+        finally:
+            own.release()
+    else:
+        summary = _Summarizer(facts).summary()
     facts.__dict__["_project_summary"] = summary
     return summary
 
@@ -487,6 +518,8 @@ def may_need_project(facts: ModuleFacts) -> bool:
     change, and most buffers need no summary)."""
     if facts.builder.star_imports:
         return True
+    if facts.argparse_asks:
+        return True  # its loaders read argparse dests another module may define
     if facts.resolver.imports_any(LIGHTNING_MODULES):
         return True  # its loaders' worker seeding is decided by the programs reaching them
     if any(seed.kind in _QUESTION_KINDS for seed in facts.seed_calls):
@@ -741,7 +774,16 @@ class _Summarizer:
             positional_callables=self._positional_callables(),
             spawned=self._spawned(),
             spreads=tuple(dict.fromkeys(spread_calls(facts).values())),
+            arguments=self._arguments(),
+            asks=tuple(sorted(facts.argparse_asks)),
         )
+
+    def _arguments(self) -> tuple[tuple[str, str, int, bool], ...]:
+        values = self.facts.values
+        found: list[tuple[str, str, int, bool]] = []
+        for dest, entries in sorted(values.argparse_entries().items()):
+            found.extend((dest, encode(value), row, overrides) for value, row, overrides in entries)
+        return tuple(found)
 
     def _init(self, cls: ast.ClassDef, loader: bool) -> Optional[Init]:
         """The class's own ``__init__``, with what it passes on to its base when the class is
@@ -1697,7 +1739,7 @@ def _has_main(tree: ast.Module) -> bool:
 # -- JSON (the summary cache; never pickle: a cache folder may come with a checkout) ---------
 def to_json(summary: ModuleSummary) -> dict[str, Any]:
     if not summary.full:
-        return {"full": False, "may_draw": summary.may_draw}
+        return {"full": False, "may_draw": summary.may_draw, "parser": summary.parser}
     return {
         "full": True,
         "may_draw": summary.may_draw,
@@ -1744,6 +1786,8 @@ def to_json(summary: ModuleSummary) -> dict[str, Any]:
         "positional_callables": [list(entry) for entry in summary.positional_callables],
         "spawned": list(summary.spawned),
         "spreads": list(summary.spreads),
+        "arguments": [list(entry) for entry in summary.arguments],
+        "asks": list(summary.asks),
     }
 
 
@@ -1845,7 +1889,11 @@ def from_json(data: Any) -> ModuleSummary:
     try:
         if not data["full"]:
             may_draw = data["may_draw"]
-            return ModuleSummary(full=False, may_draw=None if may_draw is None else bool(may_draw))
+            return ModuleSummary(
+                full=False,
+                may_draw=None if may_draw is None else bool(may_draw),
+                parser=bool(data["parser"]),
+            )
         functions = {
             str(key): FunctionSummary(
                 int(row),
@@ -1924,6 +1972,11 @@ def from_json(data: Any) -> ModuleSummary:
             ),
             spawned=tuple(map(str, data["spawned"])),
             spreads=tuple(map(str, data["spreads"])),
+            arguments=tuple(
+                (str(dest), str(value), int(row), bool(overrides))
+                for dest, value, row, overrides in data["arguments"]
+            ),
+            asks=tuple(map(str, data["asks"])),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"not a module summary: {error}") from error

@@ -107,10 +107,12 @@ generator), and is **safe**; in a script that seeds nothing at all, where `SEED`
 when it is absent or `False`/`None`.
 
 Argument values are judged as the program computes them (the bindings that reach the call, `self`
-and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`,
-keyword dicts and their updates, what a function of the module returns, the keyword dict a
-function of another module of the project returns): see [docs/values.md](../values.md) for what
-is followed and where it stops.
+and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`
+(those of another module of the project too: `args.num_workers` read where `args` is a parameter
+is every default the project's parsers give `--num_workers`, named in the message:
+`(num_workers=4: argparse default, opts.py:12)`), keyword dicts and their updates, what a
+function of the module returns, the keyword dict a function of another module of the project
+returns): see [docs/values.md](../values.md) for what is followed and where it stops.
 
 Library loader classes that pass `shuffle` and `generator` on to torch's are checked as
 DataLoaders (the library table, `seedlint/analysis/libraries.py`, which cites each library's

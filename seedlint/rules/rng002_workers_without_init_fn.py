@@ -96,10 +96,12 @@ or `0`, or certainly no greater than 0 (`min(os.cpu_count(), args.workers)` with
 defaulting to 0: PyTorch raises for a negative count).
 
 Argument values are judged as the program computes them (the bindings that reach the call, `self`
-and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`,
-keyword dicts and their updates, what a function of the module returns, the keyword dict a
-function of another module of the project returns): see [docs/values.md](../values.md) for what
-is followed and where it stops.
+and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`
+(those of another module of the project too: `args.num_workers` read where `args` is a parameter
+is every default the project's parsers give `--num_workers`, named in the message:
+`(num_workers=4: argparse default, opts.py:12)`), keyword dicts and their updates, what a
+function of the module returns, the keyword dict a function of another module of the project
+returns): see [docs/values.md](../values.md) for what is followed and where it stops.
 
 Loader classes are found as RNG001 finds them: in a variable (a conditional expression,
 `functools.partial(DataLoader, ...)`), a DataLoader subclass of another module of the project

@@ -37,7 +37,7 @@ from seedlint.prefilter.words import (
 )
 from seedlint.project.hints import ClassHint, class_hint
 from seedlint.project.index import activated, answers_digest, needs_project, single
-from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree, summarize
+from seedlint.project.summary import ModuleSummary, light_summary, needs_tree, summarize
 from seedlint.run.cache import (
     _RACY_NS,
     Cache,
@@ -115,7 +115,7 @@ def _summary(
     if task.path.suffix != ".py":
         return None
     if not force and not needs_tree(raw, scan):
-        return LIGHT
+        return light_summary(raw, scan)
     if checked is not None and checked.facts is not None:
         return summarize(checked.facts)
     return None  # a module the check did not parse: the project parses it if it must

@@ -28,7 +28,7 @@ from typing import Any, Optional
 from seedlint.analysis.facts import AnalysisOptions
 from seedlint.config import CONFIG_FILES, ConfigError, Settings, SettingsResolver
 from seedlint.engine.parse import keep_parses
-from seedlint.prefilter.words import WordSet, set_project_loaders
+from seedlint.prefilter.words import WordScan, WordSet, set_project_loaders
 from seedlint.project.configs import unchanged as configs_unchanged
 from seedlint.project.hints import (
     ClassHint,
@@ -44,6 +44,7 @@ from seedlint.project.summary import (
     LIGHT,
     ModuleSummary,
     from_json,
+    light_summary,
     needs_tree,
     to_json,
 )
@@ -66,8 +67,9 @@ _CONFIG_DIGESTS: dict[str, str] = {}
 def summary_of(raw: bytes, path: str, options: AnalysisOptions) -> ModuleSummary:
     """The summary of one module's bytes (a light one when the words rule a tree out, or the
     file does not parse)."""
-    if not needs_tree(raw):
-        return LIGHT
+    scan = WordScan(raw)
+    if not needs_tree(raw, scan):
+        return light_summary(raw, scan)
     return full_summary(raw, path, options)
 
 
@@ -471,6 +473,33 @@ def build_index(
     return ProjectIndex(Layout(root, paths), summaries, targets=options.all_dataloader_classes)
 
 
+def argparse_modules(
+    asked: Iterable[str],
+    summaries: dict[str, ModuleSummary],
+    deferred: Iterable[str],
+    raw_of: Callable[[str], bytes],
+) -> list[str]:
+    """The modules not parsed yet (``deferred`` ones, and those summarised from bytes holding
+    `add_argument` or `set_defaults`) whose bytes name a dest that the loaders of the
+    ``asked`` modules ask of the project's argparse (``--num_workers``, ``--num-workers``,
+    ``num_workers=``) beside `add_argument` or `set_defaults`: they may define it."""
+    dests = sorted(
+        {dest for path in asked if (s := summaries.get(path)) is not None for dest in s.asks}
+    )
+    if not dests:
+        return []
+    spellings = {dest for dest in dests} | {dest.replace("_", "-") for dest in dests}
+    names = _names(spellings)
+    assert names is not None
+    candidates = [*deferred, *(p for p, s in summaries.items() if not s.full and s.parser)]
+    found: list[str] = []
+    for path in dict.fromkeys(candidates):
+        raw = raw_of(path)
+        if (b"add_argument" in raw or b"set_defaults" in raw) and names.search(raw):
+            found.append(path)
+    return sorted(found)
+
+
 def _light(path: str) -> Optional[tuple[str, Optional[ModuleSummary]]]:
     """A module's content hash and its summary from its bytes, or None for its summary when
     it needs a tree (parsed later, on demand); None when it cannot be read."""
@@ -479,7 +508,8 @@ def _light(path: str) -> Optional[tuple[str, Optional[ModuleSummary]]]:
             raw = handle.read()
     except OSError:
         return None
-    return digest(raw), (None if needs_tree(raw) else LIGHT)
+    scan = WordScan(raw)
+    return digest(raw), (None if needs_tree(raw, scan) else light_summary(raw, scan))
 
 
 def _raw_of(path: str, raws: dict[str, bytes]) -> bytes:
@@ -1103,6 +1133,10 @@ class ProjectSetup:
         pending = set(deferred)
         self._parse([path for path in asked if path in pending], summaries, keys, pending)
         modules = _Deferred()
+        # The modules that may define an argparse dest the asked files' loaders ask for.
+        defining = argparse_modules(asked, summaries, sorted(pending), modules.raw)
+        if defining:
+            self._parse(defining, summaries, keys, pending)
         opaque = ModuleSummary(full=False)
         hints, loaders = modules.class_hints(
             sorted(pending), summaries, targets, self._hints, self.cache
