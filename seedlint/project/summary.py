@@ -558,7 +558,10 @@ def _spread_calls(facts: ModuleFacts) -> dict[int, str]:
             if isinstance(spread, ast.Call):
                 candidates.append((spread, scope))
             elif isinstance(spread, ast.Name):
-                for binding in lookup(spread.id, scope) or ():
+                bindings = lookup(spread.id, scope) or []
+                if bindings:  # those that reach the spread (not `kw = C(**kw)` after it)
+                    bindings = facts.values.reaching(spread, scope, bindings)
+                for binding in bindings:
                     if binding.kind == "assign" and isinstance(binding.value, ast.Call):
                         candidates.append((binding.value, binding.scope))
             for candidate, where in candidates:
