@@ -57,7 +57,19 @@ def check(root: Path, processes: int) -> bool:
     names.complete(lambda: paths, processes, dict)
     for path in names.linked():
         summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
-    full = ProjectIndex(Layout(root, paths), summaries)
+    # A module summarised from its bytes that an answer looks into (a base class, a re-export)
+    # is parsed, as a run parses it on demand, in rounds, each once.
+    tried: set[str] = set()
+    while True:
+        full = ProjectIndex(Layout(root, paths), summaries)
+        for path in paths:
+            full.answers(path)
+        light = sorted(p for p in full.unread - tried if p in summaries and not summaries[p].full)
+        if not light:
+            break
+        tried.update(light)
+        for path in light:
+            summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
     asked = sorted(p for p, s in full.summaries.items() if needs_project(s))
     trees = sum(1 for s in full.summaries.values() if s.full)
     parsed: list[str] = []

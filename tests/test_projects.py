@@ -53,7 +53,19 @@ def index_for(root: Path) -> ProjectIndex:
     # A module binding a loader name is summarised from its tree whatever its words.
     for path in loader_names(root).linked():
         summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
-    return ProjectIndex(Layout(root, paths), summaries)
+    # A module summarised from its bytes that an answer looks into (a base class, a re-export)
+    # is parsed, as a run parses it on demand, in rounds, each once.
+    tried: set[str] = set()
+    while True:
+        index = ProjectIndex(Layout(root, paths), summaries)
+        for path in paths:
+            index.answers(path)
+        light = sorted(p for p in index.unread - tried if not summaries[p].full)
+        if not light:
+            return index
+        tried.update(light)
+        for path in light:
+            summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
 
 
 @contextlib.contextmanager
