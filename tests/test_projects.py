@@ -201,6 +201,8 @@ def test_cache_follows_a_helper_in_another_module(tmp_path: Path) -> None:
         ("base_class", "RNG004"),
         ("star", "RNG004"),
         ("loader_names", "RNG001"),
+        ("light_base", "RNG005"),
+        ("light_reexport", "RNG001"),
     ],
 )
 def test_flake8_plugin_equals_the_cli(tmp_path: Path, name: str, code: str) -> None:

@@ -1181,12 +1181,14 @@ class ProjectSetup:
             index = ProjectIndex(layout, summaries, hints, loaders, targets, normalized=True)
             for path in asked:
                 index.answers(path)
-            if not pending and not light & index.unread:
+            if not pending and not light:
                 return index
             words = caller_words(index, asked)
             order = sorted(pending)
             wanted = index.unread | index.named_through(words)
             reached = sorted(light & wanted)
+            if not order and not reached:
+                return index
             # The modules the answers looked into are parsed at once by the check's idle
             # workers, if they are still there, while this process searches the others for
             # callers (and parses those it finds).
