@@ -38,7 +38,7 @@ from seedlint.project.hints import (
     hint_to_json,
     possible_loader_names,
 )
-from seedlint.project.index import ProjectIndex, caller_words
+from seedlint.project.index import ProjectIndex, caller_words, needs_project
 from seedlint.project.layout import Layout, find_root, may_walk
 from seedlint.project.summary import (
     LIGHT,
@@ -468,7 +468,7 @@ def build_index(
             del cache.entries[path]  # a file gone from the project
             cache.dirty = True
     layout = Layout(root, paths)
-    asked = [path for path in checked_paths if (s := summaries.get(path)) is not None and s.full]
+    asked = [path for path in checked_paths if needs_project(summaries.get(path))]
     index = _read_unread(layout, summaries, keys, cache, processes, asked, options)
     cache.save()
     return index
@@ -537,9 +537,9 @@ def _raw_of(path: str, raws: dict[str, bytes]) -> bytes:
 _RELATIVE = re.compile(rb"from[ \t]+\.")  # a literal first (fast); the line start checked
 _STAR = re.compile(rb"import[ \t]*\*")
 # The module a star import names, at a line's start (``from .modeling_llama import *``).
+_STAR_FROM = re.compile(rb"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*\*", re.MULTILINE)
 # The module an absolute `from` import names, at a line's start (``from pkg.sub import f``).
 _FROM = re.compile(rb"^[ \t]*from[ \t]+(\w[\w.]*)[ \t]+import\b", re.MULTILINE)
-_STAR_FROM = re.compile(rb"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*\*", re.MULTILINE)
 
 
 class _Deferred:
@@ -1173,8 +1173,9 @@ class ProjectSetup:
             sorted(pending), summaries, targets, self._hints, self.cache
         )
         # The modules summarised from their bytes: parsed too when an answer looks into one
-        # (a base class, a re-export) or a caller may hide there, each once.
-        light = {path for path, summary in summaries.items() if not summary.full} - pending
+        # (a base class, a re-export) or a caller may hide there, each once (not an asked
+        # file: its summary may be a buffer's, not the file's on disk).
+        light = {path for path, s in summaries.items() if not s.full} - pending - set(asked)
         while True:
             for path in pending:
                 summaries[path] = opaque
