@@ -32,6 +32,7 @@ from seedlint.project.summary import LIGHT, ModuleSummary, needs_tree
 from seedlint.run.loader_names import LoaderNames, full_summary
 from seedlint.run.pool import pool_map
 from seedlint.run.summaries import ProjectSetup, summary_of
+from seedlint.run.summaries import _imports_project as imports_project
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,9 +66,10 @@ def check(root: Path, processes: int) -> bool:
         for path in paths:
             full.answers(path)
         light = sorted(p for p in full.unread - tried if p in summaries and not summaries[p].full)
+        tried.update(light)
+        light = [p for p in light if imports_project(p, Path(p).read_bytes(), full.layout)]
         if not light:
             break
-        tried.update(light)
         for path in light:
             summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
     asked = sorted(p for p, s in full.summaries.items() if needs_project(s))

@@ -26,6 +26,7 @@ from seedlint.project.index import ProjectIndex, activate
 from seedlint.project.layout import Layout, find_root, module_name
 from seedlint.rules import BY_CODE
 from seedlint.run.loader_names import LoaderNames, full_summary
+from seedlint.run.summaries import _imports_project as imports_project
 from seedlint.run.summaries import summary_of
 from tests.fixtures_support import FIXTURES, expected_findings
 
@@ -61,9 +62,10 @@ def index_for(root: Path) -> ProjectIndex:
         for path in paths:
             index.answers(path)
         light = sorted(p for p in index.unread - tried if not summaries[p].full)
+        tried.update(light)
+        light = [p for p in light if imports_project(p, Path(p).read_bytes(), index.layout)]
         if not light:
             return index
-        tried.update(light)
         for path in light:
             summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
 

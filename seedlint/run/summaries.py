@@ -499,9 +499,10 @@ def _read_unread(
             for path in looked - tried
             if (summary := summaries.get(path)) is not None and not summary.full
         )
+        tried.update(light)
+        light = [path for path in light if _imports_project(path, _raw_of(path, {}), layout)]
         if not light:
             return index
-        tried.update(light)
         sizes = [key[1] if (key := keys.get(p)) is not None else 0 for p in light]
         parsed = pool_map(_compute_full, light, sizes, processes, _PARSE_ITEMS, _PARSE_BYTES)
         for path, result in zip(light, parsed):
@@ -540,6 +541,7 @@ _STAR = re.compile(rb"import[ \t]*\*")
 _STAR_FROM = re.compile(rb"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*\*", re.MULTILINE)
 # The module an absolute `from` import names, at a line's start (``from pkg.sub import f``).
 _FROM = re.compile(rb"^[ \t]*from[ \t]+(\w[\w.]*)[ \t]+import\b", re.MULTILINE)
+_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w. \t,]+)", re.MULTILINE)  # `import a.b, c as d`
 
 
 class _Deferred:
@@ -738,6 +740,21 @@ def _relative(raw: bytes) -> bool:
         if not raw[raw.rfind(b"\n", 0, start) + 1 : start].strip(b" \t"):
             return True
     return False
+
+
+def _imports_project(path: str, raw: bytes, layout: Layout) -> bool:
+    """Whether a module summarised from its bytes imports a module of the project (relatively,
+    or by a name the layout resolves): reading its tree can tell the index something only
+    then (a project base class, a re-export, an instance of a project class it returns); its
+    own classes and functions hold no RNG, seeding or loader word."""
+    if b"import" not in raw:
+        return False
+    if b"from" in raw and _relative(raw):
+        return True
+    names = [source.decode("latin-1") for source in _FROM.findall(raw)]
+    for line in _IMPORT.findall(raw):
+        names.extend(part.split()[0].decode("latin-1") for part in line.split(b",") if part.split())
+    return any(layout.resolve(path, name) is not None for name in dict.fromkeys(names))
 
 
 def _whole(word: str) -> re.Pattern[bytes]:
@@ -1187,6 +1204,10 @@ class ProjectSetup:
             words = caller_words(index, asked)
             order = sorted(pending)
             wanted = index.unread | index.named_through(words)
+            reached = sorted(light & wanted)
+            light.difference_update(
+                path for path in reached if not _imports_project(path, modules.raw(path), layout)
+            )
             reached = sorted(light & wanted)
             if not order and not reached:
                 return index
