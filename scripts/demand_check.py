@@ -32,6 +32,7 @@ from seedlint.project.summary import LIGHT, ModuleSummary, light_summary, needs_
 from seedlint.run.loader_names import LoaderNames, full_summary
 from seedlint.run.pool import pool_map
 from seedlint.run.summaries import ProjectSetup, summary_of
+from seedlint.run.summaries import _imports_project as imports_project
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,7 +61,20 @@ def check(root: Path, processes: int) -> bool:
     names.complete(lambda: paths, processes, dict)
     for path in names.linked():
         summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
-    full = ProjectIndex(Layout(root, paths), summaries)
+    # A module summarised from its bytes that an answer looks into (a base class, a re-export)
+    # is parsed, as a run parses it on demand, in rounds, each once.
+    tried: set[str] = set()
+    while True:
+        full = ProjectIndex(Layout(root, paths), summaries)
+        for path in paths:
+            full.answers(path)
+        light = sorted(p for p in full.unread - tried if p in summaries and not summaries[p].full)
+        tried.update(light)
+        light = [p for p in light if imports_project(p, Path(p).read_bytes(), full.layout)]
+        if not light:
+            break
+        for path in light:
+            summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
     asked = sorted(p for p, s in full.summaries.items() if needs_project(s))
     trees = sum(1 for s in full.summaries.values() if s.full)
     parsed: list[str] = []

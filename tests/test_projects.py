@@ -26,6 +26,7 @@ from seedlint.project.index import ProjectIndex, activate
 from seedlint.project.layout import Layout, find_root, module_name
 from seedlint.rules import BY_CODE
 from seedlint.run.loader_names import LoaderNames, full_summary
+from seedlint.run.summaries import _imports_project as imports_project
 from seedlint.run.summaries import argparse_modules, summary_of
 from tests.fixtures_support import FIXTURES, expected_findings
 
@@ -56,7 +57,20 @@ def index_for(root: Path) -> ProjectIndex:
     # A module whose bytes may define an argparse dest some loader asks for, as the run's.
     for path in argparse_modules(paths, summaries, [], lambda p: Path(p).read_bytes()):
         summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
-    return ProjectIndex(Layout(root, paths), summaries)
+    # A module summarised from its bytes that an answer looks into (a base class, a re-export)
+    # is parsed, as a run parses it on demand, in rounds, each once.
+    tried: set[str] = set()
+    while True:
+        index = ProjectIndex(Layout(root, paths), summaries)
+        for path in paths:
+            index.answers(path)
+        light = sorted(p for p in index.unread - tried if not summaries[p].full)
+        tried.update(light)
+        light = [p for p in light if imports_project(p, Path(p).read_bytes(), index.layout)]
+        if not light:
+            return index
+        for path in light:
+            summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
 
 
 @contextlib.contextmanager
@@ -194,6 +208,8 @@ def test_cache_follows_a_helper_in_another_module(tmp_path: Path) -> None:
         ("loader_names", "RNG001"),
         ("argparse_modules", "RNG002"),
         ("options_class", "RNG002"),
+        ("light_base", "RNG005"),
+        ("light_reexport", "RNG001"),
     ],
 )
 def test_flake8_plugin_equals_the_cli(tmp_path: Path, name: str, code: str) -> None:

@@ -157,7 +157,9 @@ are named on the command line), it also checks:
   its `**kwargs` (`def build(ds, **kw): return DataLoader(ds, **kw)`, `kw` not changed before;
   what a call does not pass is DataLoader's default; no fix there): the project's calls of the
   builder bind it (by keyword or position, the builder's defaults where a call leaves it out):
-  calls of a function, `self.create_loader(...)`, and a method called on an instance whose
+  calls of a function (through re-exports too, one in a module with no loader or seeding word
+  included: it is read from its tree then; not yet: a call in such a module),
+  `self.create_loader(...)`, and a method called on an instance whose
   class the calling module names (`store = RolloutStorage()`, `self.store` that the class's
   methods set only to `RolloutStorage(...)`, a parameter annotated `pipeline: PromptPipeline`;
   not an instance returned by a function),

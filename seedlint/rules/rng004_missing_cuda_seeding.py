@@ -87,9 +87,9 @@ function in a test file, or a function that `torch.multiprocessing.spawn` runs, 
 whose torch generator is seeded at random at start-up whatever its parent seeded) with
 everything it calls in the project, across modules: seeding helpers in other files
 (`utils.set_seed(seed)`, `init_seeds()` calling `torch_utils.init_seeds()`), base classes
-reached through `super().__init__()`, re-exports and star imports all count (not yet: an
-inherited `__init__` that seeds, reached through a class of a module with no seeding, drawing or
-loader word of its own, which is summarised from its bytes and shows no classes). It flags:
+reached through `super().__init__()`, re-exports and star imports all count (a class of a
+module with no seeding, drawing or loader word of its own, summarised from its bytes, is read
+from its tree when a program reaches it: its inherited `__init__` may seed). It flags:
 
 - (a) a program that seeds `random` and/or `np.random` and draws torch randomness (builds a
   module, calls `torch.rand*` or dropout, shuffles a DataLoader), but never seeds torch;

@@ -153,8 +153,10 @@ An object created lazily inside the worker (from `get_worker_info()`), or a data
 `num_workers=0`, is not flagged.
 
 When the dataset class is defined in another module of the project (or derives from one that
-holds the object), the finding is reported at the loader, with workers and no `worker_init_fn`,
-that iterates an instance of it, and names where the object is made:
+holds the object, in any module: one with no loader, RNG or seeding word, summarised from its
+bytes, is read from its tree when the loader's dataset is followed into it), the finding is
+reported at the loader, with workers and no `worker_init_fn`, that iterates an instance of it,
+and names where the object is made:
 `` `NoisyDataset` holds `self.rng` (`data/datasets.py:8`), copied into every worker: same draws ``.
 That finding has no fix: the reseeding belongs in a `worker_init_fn` that rebuilds the object from
 `get_worker_info()` (see below), which this loader's module cannot see into.

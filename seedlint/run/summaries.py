@@ -38,7 +38,7 @@ from seedlint.project.hints import (
     hint_to_json,
     possible_loader_names,
 )
-from seedlint.project.index import ProjectIndex, caller_words
+from seedlint.project.index import ProjectIndex, caller_words, needs_project
 from seedlint.project.layout import Layout, find_root, may_walk
 from seedlint.project.summary import (
     LIGHT,
@@ -469,8 +469,49 @@ def build_index(
         if path not in keys and path.startswith(str(root)):
             del cache.entries[path]  # a file gone from the project
             cache.dirty = True
+    layout = Layout(root, paths)
+    asked = [path for path in checked_paths if needs_project(summaries.get(path))]
+    index = _read_unread(layout, summaries, keys, cache, processes, asked, options)
     cache.save()
-    return ProjectIndex(Layout(root, paths), summaries, targets=options.all_dataloader_classes)
+    return index
+
+
+def _read_unread(
+    layout: Layout,
+    summaries: dict[str, ModuleSummary],
+    keys: dict[str, Optional[StatKey]],
+    cache: SummaryCache,
+    processes: int,
+    asked: list[str],
+    options: AnalysisOptions,
+) -> ProjectIndex:
+    """The index over ``summaries``, with the modules summarised from their bytes that the
+    ``asked`` files' answers look into (:attr:`ProjectIndex.unread`: a base class defined
+    there) or that a call by a name whose callers matter goes through (a re-export) parsed,
+    in rounds until none is left, each once (one that does not parse stays as it was): what
+    :meth:`ProjectSetup._on_demand` parses of them for a check run."""
+    tried: set[str] = set()
+    while True:
+        index = ProjectIndex(layout, summaries, targets=options.all_dataloader_classes)
+        for path in asked:
+            index.answers(path)
+        looked = index.unread | index.named_through(caller_words(index, asked))
+        light = sorted(
+            path
+            for path in looked - tried
+            if (summary := summaries.get(path)) is not None and not summary.full
+        )
+        tried.update(light)
+        light = [path for path in light if _imports_project(path, _raw_of(path, {}), layout)]
+        if not light:
+            return index
+        sizes = [key[1] if (key := keys.get(p)) is not None else 0 for p in light]
+        parsed = pool_map(_compute_full, light, sizes, processes, _PARSE_ITEMS, _PARSE_BYTES)
+        for path, result in zip(light, parsed):
+            if result is not None:
+                summaries[path] = result[1]
+                cache.entries[path] = (keys.get(path), result[0], result[1])
+                cache.dirty = True
 
 
 def argparse_modules(
@@ -528,6 +569,9 @@ _RELATIVE = re.compile(rb"from[ \t]+\.")  # a literal first (fast); the line sta
 _STAR = re.compile(rb"import[ \t]*\*")
 # The module a star import names, at a line's start (``from .modeling_llama import *``).
 _STAR_FROM = re.compile(rb"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]*\*", re.MULTILINE)
+# The module an absolute `from` import names, at a line's start (``from pkg.sub import f``).
+_FROM = re.compile(rb"^[ \t]*from[ \t]+(\w[\w.]*)[ \t]+import\b", re.MULTILINE)
+_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w. \t,]+)", re.MULTILINE)  # `import a.b, c as d`
 
 
 class _Deferred:
@@ -541,6 +585,7 @@ class _Deferred:
         self._imports: dict[str, tuple[bool, bool]] = {}  # (relative import, star import)
         # Each star import's module (None: one the line search does not read), per module.
         self._stars: dict[str, Optional[list[bytes]]] = {}
+        self._sources: dict[str, list[bytes]] = {}  # the modules of its absolute `from` imports
 
     def raw(self, path: str) -> bytes:
         return _raw_of(path, self.raws)
@@ -571,6 +616,28 @@ class _Deferred:
             elif star and modules is not None and self._stars_from(path, modules):
                 hits.append(path)
         return hits
+
+    def light_sources(self, paths: list[str], light: set[str], layout: Layout) -> list[str]:
+        """The modules of ``light`` (summarised from their bytes) that a module of ``paths``
+        naming a caller word (:meth:`callers_may_hide` searched it) imports from by an
+        absolute ``from`` import and that name that word too: a re-export the caller may reach
+        the function through (``from pkg.lib import build`` in ``pkg/sub.py``), which a
+        search by the modules the function is reached through does not find."""
+        found: list[str] = []
+        for path in paths:
+            named = self._found.get(path)
+            if not named:
+                continue
+            if path not in self._sources:
+                self._sources[path] = list(dict.fromkeys(_FROM.findall(self.raw(path))))
+            for source in self._sources[path]:
+                target = layout.resolve(path, source.decode("latin-1"))
+                if target is None or target[1] or target[0] not in light:
+                    continue
+                raw = self.raw(target[0])
+                if any(_whole(word).search(raw) is not None for word in named):
+                    found.append(target[0])
+        return found
 
     def _read(self, paths: list[str], words: tuple[str, ...]) -> Iterable[tuple[str, _Read]]:
         """What each module holds of ``words`` and its imports (:func:`_read_all`): by the
@@ -703,6 +770,21 @@ def _relative(raw: bytes) -> bool:
         if not raw[raw.rfind(b"\n", 0, start) + 1 : start].strip(b" \t"):
             return True
     return False
+
+
+def _imports_project(path: str, raw: bytes, layout: Layout) -> bool:
+    """Whether a module summarised from its bytes imports a module of the project (relatively,
+    or by a name the layout resolves): reading its tree can tell the index something only
+    then (a project base class, a re-export, an instance of a project class it returns); its
+    own classes and functions hold no RNG, seeding or loader word."""
+    if b"import" not in raw:
+        return False
+    if b"from" in raw and _relative(raw):
+        return True
+    names = [source.decode("latin-1") for source in _FROM.findall(raw)]
+    for line in _IMPORT.findall(raw):
+        names.extend(part.split()[0].decode("latin-1") for part in line.split(b",") if part.split())
+    return any(layout.resolve(path, name) is not None for name in dict.fromkeys(names))
 
 
 def _whole(word: str) -> re.Pattern[bytes]:
@@ -1141,25 +1223,39 @@ class ProjectSetup:
         hints, loaders = modules.class_hints(
             sorted(pending), summaries, targets, self._hints, self.cache
         )
+        # The modules summarised from their bytes: parsed too when an answer looks into one
+        # (a base class, a re-export) or a caller may hide there, each once (not an asked
+        # file: its summary may be a buffer's, not the file's on disk).
+        light = {path for path, s in summaries.items() if not s.full} - pending - set(asked)
         while True:
             for path in pending:
                 summaries[path] = opaque
             index = ProjectIndex(layout, summaries, hints, loaders, targets, normalized=True)
             for path in asked:
                 index.answers(path)
-            if not pending:
+            if not pending and not light:
                 return index
             words = caller_words(index, asked)
             order = sorted(pending)
             wanted = index.unread | index.named_through(words)
+            reached = sorted(light & wanted)
+            light.difference_update(
+                path for path in reached if not _imports_project(path, modules.raw(path), layout)
+            )
+            reached = sorted(light & wanted)
+            if not order and not reached:
+                return index
             # The modules the answers looked into are parsed at once by the check's idle
             # workers, if they are still there, while this process searches the others for
             # callers (and parses those it finds).
-            early = self._submit([path for path in order if path in wanted], keys)
+            early = self._submit([*(path for path in order if path in wanted), *reached], keys)
             hits = set(modules.callers_may_hide(order, words))
             hits.update(path for path in order if path in wanted)
+            hits.update(reached)
+            hits.update(modules.light_sources(order, light, layout))
             if not hits:
                 break
+            light -= hits
             self._parse(sorted(hits), summaries, keys, pending, early)
         for path in pending:
             summaries[path] = index.summaries[path] = LIGHT
