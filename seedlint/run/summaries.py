@@ -578,7 +578,8 @@ class _Deferred:
     """The deferred modules' bytes, read once and searched once per caller word (the words
     grow round by round; :func:`caller_words`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, processes: int = 1) -> None:
+        self.processes = processes  # the check's workers, kept for the search
         self.raws: dict[str, bytes] = {}
         self._found: dict[str, set[str]] = {}  # the words a module names
         self._searched: set[str] = set()  # the words every module was searched for
@@ -651,9 +652,13 @@ class _Deferred:
         for part in parts:
             futures.append(submit_kept(_read_modules, (part, words)))
         found: list[Optional[list[_Read]]] = [None] * len(parts)
+        kept = sum(1 for future in futures if future is not None)
         for at in reversed(range(len(parts))):
             future = futures[at]
+            if future is not None and kept <= self.processes:
+                continue  # the first parts (one a worker) stay the workers'
             if future is None or future.cancel():  # not started by a worker
+                kept -= future is not None
                 found[at] = _read_all(parts[at], words, self.raw)
         read: list[tuple[str, _Read]] = []
         for at, part in enumerate(parts):
@@ -1214,7 +1219,7 @@ class ProjectSetup:
         asked = [os.path.abspath(path) for path in asked]
         pending = set(deferred)
         self._parse([path for path in asked if path in pending], summaries, keys, pending)
-        modules = _Deferred()
+        modules = _Deferred(self.processes)
         # The modules that may define an argparse dest the asked files' loaders ask for.
         defining = argparse_modules(asked, summaries, sorted(pending), modules.raw)
         if defining:
@@ -1293,7 +1298,10 @@ class ProjectSetup:
         # Parsing pays for the pool sooner than the check's pre-filter does (~20 ms a module).
         parsed = pool_map(_compute_full, here, sizes, self.processes, _PARSE_ITEMS, _PARSE_BYTES)
         results = dict(zip(here, parsed))
-        for path in sorted(early, key=lambda p: key[1] if (key := keys.get(p)) else 0):
+        # The largest ones (one a worker) stay the workers'; of the others, those no worker
+        # has started are parsed here.
+        smallest = sorted(early, key=lambda p: key[1] if (key := keys.get(p)) else 0)
+        for path in smallest[: max(0, len(smallest) - self.processes)]:
             if early[path].cancel():  # not started by a worker
                 results[path] = _compute_full(path)
         for path in paths:
