@@ -97,3 +97,30 @@ def test_an_options_class_of_another_module(tmp_path: Path) -> None:
     ]
     assert _findings(root, "--no-cache", ".") == expected
     assert _findings(root, "--no-cache", "data/loading.py") == expected
+
+
+def test_fix_reads_a_parser_in_a_module_no_rule_parses(tmp_path: Path) -> None:
+    """The parser lives in a module whose words need no tree (parsed on demand): `--fix`
+    builds its own index, and must read it as the check does (default 0: nothing to fix;
+    default 4: the finding and its fix)."""
+    root = tmp_path / "fx"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    (root / "pkg" / "__init__.py").write_text("")
+    options = (
+        "import argparse\n\n\ndef parser():\n    p = argparse.ArgumentParser()\n"
+        '    p.add_argument("--workers", type=int, default={})\n    return p\n'
+    )
+    loader = (
+        "from torch.utils.data import DataLoader\n\n\ndef build(ds, args):\n"
+        "    return DataLoader(ds, num_workers=args.workers)\n"
+    )
+    (root / "pkg" / "data.py").write_text(loader)
+    for default, found in (
+        ("0", []),
+        ("4", [("pkg/data.py", 5, ("4", "argparse default, pkg/options.py:6", "options.py"))]),
+    ):
+        (root / "pkg" / "options.py").write_text(options.format(default))
+        assert _findings(root, "--no-cache", ".") == found
+        diff = run_seedlint("check", "--no-cache", "--select", "RNG002", "--diff", ".", cwd=root)
+        assert ("worker_init_fn=seed_worker" in diff.stdout) == bool(found), diff.stdout

@@ -488,7 +488,8 @@ def _read_unread(
     """The index over ``summaries``, with the modules summarised from their bytes that the
     ``asked`` files' answers look into (:attr:`ProjectIndex.unread`: a base class defined
     there) or that a call by a name whose callers matter goes through (a re-export) parsed,
-    in rounds until none is left, each once (one that does not parse stays as it was): what
+    in rounds until none is left, each once (one that does not parse stays as it was), and
+    those that may define an argparse dest the asked files' loaders ask for: what
     :meth:`ProjectSetup._on_demand` parses of them for a check run."""
     tried: set[str] = set()
     while True:
@@ -503,6 +504,11 @@ def _read_unread(
         )
         tried.update(light)
         light = [path for path in light if _imports_project(path, _raw_of(path, {}), layout)]
+        # Those that may define an argparse dest a loader of the asked files asks for, as the
+        # check run parses them (:func:`argparse_modules`).
+        defining = argparse_modules(asked, summaries, [], lambda path: _raw_of(path, {}))
+        light.extend(path for path in defining if path not in tried)
+        tried.update(defining)
         if not light:
             return index
         sizes = [key[1] if (key := keys.get(p)) is not None else 0 for p in light]
