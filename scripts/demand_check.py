@@ -61,6 +61,9 @@ def check(root: Path, processes: int) -> bool:
     names.complete(lambda: paths, processes, dict)
     for path in names.linked():
         summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
+    # The files a run asks the index about: those whose words need a tree (a module a run
+    # summarises from its bytes is never asked, whatever parsing it would show).
+    asked = sorted(p for p, s in summaries.items() if s.full and needs_project(s))
     # A module summarised from its bytes that an answer looks into (a base class, a re-export)
     # is parsed, as a run parses it on demand, in rounds, each once.
     tried: set[str] = set()
@@ -75,7 +78,6 @@ def check(root: Path, processes: int) -> bool:
             break
         for path in light:
             summaries[path] = full_summary(Path(path).read_bytes(), path, AnalysisOptions())
-    asked = sorted(p for p, s in full.summaries.items() if needs_project(s))
     trees = sum(1 for s in full.summaries.values() if s.full)
     parsed: list[str] = []
     parse = ProjectSetup._parse
