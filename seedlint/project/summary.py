@@ -342,6 +342,7 @@ register(
     (
         *_LOADER_STEMS,
         *_LOADER_WORDS,
+        *_LOADER_KEYWORDS,
         *_RNG_OBJECT_WORDS,
         *_DATASET_WORDS,
         *_STAR_WORDS,
@@ -541,15 +542,21 @@ def may_need_project(facts: ModuleFacts) -> bool:
 def spread_calls(facts: ModuleFacts) -> dict[int, str]:
     """``id(call) -> reference`` of the calls whose returned dict a ``**`` spread takes
     (``**f()``, or ``**kw`` with ``kw`` bound to ``f()`` in the scope the spread reads) where
-    ``f`` may be a function of another module of the project: the only calls whose dict the
-    project's index is asked for (``ProjectIndex.returned_dict``)."""
+    ``f`` may be a function of another module of the project, in a call of a DataLoader class:
+    the only calls whose dict the project's index is asked for
+    (``ProjectIndex.returned_dict``)."""
     return facts.once("project.spread_calls", lambda: _spread_calls(facts))
 
 
 def _spread_calls(facts: ModuleFacts) -> dict[int, str]:
     found: dict[int, str] = {}
     resolver = facts.resolver
+    loaders = facts.options.all_dataloader_classes
     for call, scope in facts.builder.calls:
+        if not any(k.arg is None for k in call.keywords):
+            continue
+        if not (resolver.qualnames(call.func, scope) & loaders):
+            continue  # only a DataLoader's arguments ask for the dict
         for keyword in call.keywords:
             if keyword.arg is not None:
                 continue
