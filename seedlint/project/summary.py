@@ -322,6 +322,7 @@ _LOADER_KEYWORDS = (
 )
 # A class holding an RNG object a dataset's workers copy (RNG005 across modules): a dataset,
 # a base class of one, an object a dataset holds (a transform); an RNG factory's word.
+_PARSER_WORDS = (b"add_argument", b"set_defaults")
 _RNG_OBJECT_WORDS = (b"default_rng", b"RandomState", b"Random(", b"Generator(")
 _DATASET_WORDS = (b"Dataset", b"__getitem__", b"__iter__")
 # What runs a function in processes started with the spawn method (`torch/multiprocessing/
@@ -343,6 +344,7 @@ register(
         *_LOADER_STEMS,
         *_LOADER_WORDS,
         *_LOADER_KEYWORDS,
+        *_PARSER_WORDS,
         *_RNG_OBJECT_WORDS,
         *_DATASET_WORDS,
         *_STAR_WORDS,
@@ -409,7 +411,13 @@ def needs_tree(raw: bytes, scan: Optional[WordScan] = None) -> bool:
 # up from its bytes only when asked (see :class:`ModuleSummary`).
 LIGHT = ModuleSummary(full=False, may_draw=None)
 LIGHT_PARSER = ModuleSummary(full=False, may_draw=None, parser=True)  # one that may define args
-_PARSER_WORDS = (b"add_argument", b"set_defaults")
+
+
+def may_define_arguments(raw: bytes, scan: Optional[WordScan] = None) -> bool:
+    """Whether the module's bytes may define argparse arguments (`add_argument`,
+    `set_defaults`)."""
+    words = scan if scan is not None and scan.raw is raw else WordScan(raw)
+    return words.any(_PARSER_WORDS)
 
 
 def light_summary(raw: bytes, scan: Optional[WordScan] = None) -> ModuleSummary:

@@ -37,7 +37,13 @@ from seedlint.prefilter.words import (
 )
 from seedlint.project.hints import ClassHint, class_hint
 from seedlint.project.index import activated, answers_digest, needs_project, single
-from seedlint.project.summary import ModuleSummary, light_summary, needs_tree, summarize
+from seedlint.project.summary import (
+    ModuleSummary,
+    light_summary,
+    may_define_arguments,
+    needs_tree,
+    summarize,
+)
 from seedlint.run.cache import (
     _RACY_NS,
     Cache,
@@ -98,6 +104,7 @@ class _Checked:
     deferred: Optional[str] = None  # the content hash of a module the index may parse later
     hint: Optional[ClassHint] = None  # and what its bytes say of its classes (if readable)
     named: bool = False  # its code names one of the project's loader names (hidden ones)
+    parser: bool = True  # a deferred module's bytes may define argparse arguments
     configs: dict[str, str] = field(default_factory=dict)  # config files read: path -> digest
 
 
@@ -134,7 +141,15 @@ def _check_one(task: FileTask, cache: Optional[Cache], project: bool) -> _Checke
             return _Checked([], None, True)  # cannot have a finding: not hashed
         summary = _summary(task, raw, None, scan)
         if summary is None and task.path.suffix == ".py":  # parsed later if an answer needs it
-            return _Checked([], None, True, None, deferred=digest(raw), hint=class_hint(raw))
+            return _Checked(
+                [],
+                None,
+                True,
+                None,
+                deferred=digest(raw),
+                hint=class_hint(raw),
+                parser=may_define_arguments(raw, scan),
+            )
         return _Checked([], None, True, summary)
     content = digest(raw)
     # A module that names a loader class of the project, or may bind one (a loader word in
@@ -284,7 +299,7 @@ def _check_files(
             if project is not None and task.raw is None and result.digest is not None:
                 project.remember(str(task.path), trusted[i], result.digest, summary)
         elif result.deferred is not None and project is not None and task.raw is None:
-            project.defer(str(task.path), trusted[i], result.deferred, result.hint)
+            project.defer(str(task.path), trusted[i], result.deferred, result.hint, result.parser)
         if loaders is not None and task.raw is None and (summary is not None or not result.digest):
             # What the module binds: its summary tells, or no rule's words are in it (a file
             # found in the cache by its content keeps what it bound). Most bind nothing, as

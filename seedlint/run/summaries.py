@@ -525,11 +525,14 @@ def argparse_modules(
     summaries: dict[str, ModuleSummary],
     deferred: Iterable[str],
     raw_of: Callable[[str], bytes],
+    search: Optional[Callable[[list[str], tuple[str, ...]], Iterable[tuple[str, _Read]]]] = None,
 ) -> list[str]:
     """The modules not parsed yet (``deferred`` ones, and those summarised from bytes holding
     `add_argument` or `set_defaults`) whose bytes name a dest that the loaders of the
     ``asked`` modules ask of the project's argparse (``--num_workers``, ``--num-workers``,
-    ``num_workers=``) beside `add_argument` or `set_defaults`: they may define it."""
+    ``num_workers=``) beside `add_argument` or `set_defaults`: they may define it.
+    ``search``: the whole words each module names (:meth:`_Deferred.read`, by the check's
+    idle workers) instead of reading every module here."""
     dests = sorted(
         {dest for path in asked if (s := summaries.get(path)) is not None for dest in s.asks}
     )
@@ -540,6 +543,13 @@ def argparse_modules(
     assert names is not None
     candidates = [*deferred, *(p for p, s in summaries.items() if not s.full and s.parser)]
     found: list[str] = []
+    if search is not None:
+        words = ("add_argument", "set_defaults", *sorted(spellings))
+        for path, read in search(list(dict.fromkeys(candidates)), words):
+            named = set(read[0])
+            if named & {"add_argument", "set_defaults"} and named & spellings:
+                found.append(path)
+        return sorted(found)
     for path in dict.fromkeys(candidates):
         raw = raw_of(path)
         if (b"add_argument" in raw or b"set_defaults" in raw) and names.search(raw):
@@ -604,7 +614,7 @@ class _Deferred:
         new = [word for word in words if word and word not in self._searched]
         self._searched.update(new)
         if new:
-            for path, read in self._read(paths, tuple(new)):
+            for path, read in self.read(paths, tuple(new)):
                 named, imports, stars = read
                 if named:
                     self._found.setdefault(path, set()).update(named)
@@ -646,7 +656,7 @@ class _Deferred:
                     found.append(target[0])
         return found
 
-    def _read(self, paths: list[str], words: tuple[str, ...]) -> Iterable[tuple[str, _Read]]:
+    def read(self, paths: list[str], words: tuple[str, ...]) -> Iterable[tuple[str, _Read]]:
         """What each module holds of ``words`` and its imports (:func:`_read_all`): by the
         check's idle workers where there are many modules, this process taking the parts
         they have not started, the last first; here otherwise."""
@@ -899,6 +909,7 @@ class ProjectSetup:
         # Modules the check pass read but did not parse that need a tree: (stat key, hash).
         self._deferred: dict[str, tuple[Optional[StatKey], str]] = {}
         self._hints: dict[str, Optional[ClassHint]] = {}  # of deferred modules (None: unread)
+        self._no_parser: set[str] = set()  # deferred modules whose bytes define no argument
         self._named: set[str] = set()  # the files the run checks (absolute)
         self._loaders: Optional[LoaderNames] = None  # the project's loader names
         self._roots: dict[tuple[str, str], Path] = {}
@@ -1058,13 +1069,19 @@ class ProjectSetup:
         key: Optional[StatKey],
         content: str,
         hint: Optional[ClassHint] = None,
+        parser: bool = True,
     ) -> None:
         """A checked file whose summary needs a tree the check pass did not build: parsed
         on demand if the index is built (:meth:`build`). ``hint``: what its bytes say about
-        its classes (computed by the check's worker)."""
+        its classes (computed by the check's worker); ``parser``: whether they may define
+        argparse arguments (if not, :func:`argparse_modules` does not read them)."""
         absolute = os.path.abspath(path)
         self._deferred[absolute] = (key, content)
         self._hints[absolute] = hint  # this content's (None: read when needed)
+        if not parser:
+            self._no_parser.add(absolute)
+        else:
+            self._no_parser.discard(absolute)
 
     def build(
         self,
@@ -1227,7 +1244,13 @@ class ProjectSetup:
         self._parse([path for path in asked if path in pending], summaries, keys, pending)
         modules = _Deferred(self.processes)
         # The modules that may define an argparse dest the asked files' loaders ask for.
-        defining = argparse_modules(asked, summaries, sorted(pending), modules.raw)
+        defining = argparse_modules(
+            asked,
+            summaries,
+            sorted(pending - self._no_parser),
+            modules.raw,
+            search=modules.read,
+        )
         if defining:
             self._parse(defining, summaries, keys, pending)
         opaque = ModuleSummary(full=False)
