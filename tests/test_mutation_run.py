@@ -347,12 +347,16 @@ def test_git_ignores_above_the_folder_stop_at_the_repository(
     assert found == ["kept.py", "outside_rule.py"]
 
 
-def test_a_warm_run_after_the_projects_loader_classes_change(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A file that calls the project's loader classes by names of its own (no loader word in
-    it): after another module makes a different name the loader class, a warm run finds what a
-    run without the cache finds (the cached findings are kept by the project's loader names)."""
+def _warm_runs_as_loader_classes_change(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    train: str,
+    renamings: tuple[tuple[str, str], ...],
+) -> list[list[tuple[str, int, str]]]:
+    """``train.py`` (its text) beside ``pkg/loaders.py``, whose first class of each renaming
+    is the loader class and the second a plain one: for each, the findings of a run without
+    the cache, checked equal to two warm runs'."""
     folder = tmp_path / "proj"
     (folder / "pkg").mkdir(parents=True)
     (folder / "pyproject.toml").write_text("")
@@ -360,20 +364,32 @@ def test_a_warm_run_after_the_projects_loader_classes_change(
     loaders = folder / "pkg" / "loaders.py"
     template = "from torch.utils.data import DataLoader\n\n\nclass {0}(DataLoader):\n    pass\n"
     template += "\n\nclass {1}:\n    def __init__(self, *args, **kwargs):\n        pass\n"
-    (folder / "train.py").write_text(
-        "from pkg.loaders import Audio, Feeder\n\n"
-        "audio = Audio(range(8), shuffle=True)\nfed = Feeder(range(8), shuffle=True)\n"
-    )
+    (folder / "train.py").write_text(train)
     cache = ["--cache-dir", str(tmp_path / "cache")]
     monkeypatch.chdir(tmp_path)
     rows = []
-    for when, names in enumerate((("Audio", "Feeder"), ("Feeder", "Audio"))):
+    for when, names in enumerate(renamings):
         loaders.write_text(template.format(*names))
         age(folder, OLD + when)
         plain = check(folder, capsys, "--no-cache")
         assert check(folder, capsys, *cache) == plain
         assert check(folder, capsys, *cache) == plain
         rows.append([(f["filename"], f["location"]["row"], f["code"]) for f in plain])
+    return rows
+
+
+def test_a_warm_run_after_the_projects_loader_classes_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that calls the project's loader classes by names of its own (no loader word in
+    it): after another module makes a different name the loader class, a warm run finds what a
+    run without the cache finds (the cached findings are kept by the project's loader names)."""
+    train = (
+        "from pkg.loaders import Audio, Feeder\n\n"
+        "audio = Audio(range(8), shuffle=True)\nfed = Feeder(range(8), shuffle=True)\n"
+    )
+    renamings = (("Audio", "Feeder"), ("Feeder", "Audio"))
+    rows = _warm_runs_as_loader_classes_change(tmp_path, monkeypatch, capsys, train, renamings)
     assert rows == [[("train.py", 3, "RNG001")], [("train.py", 4, "RNG001")]]
 
 
@@ -385,27 +401,12 @@ def test_a_warm_run_after_a_file_loses_its_loader_and_names_a_new_one(
     makes the file's cached findings stale, and its project answers now equal its one-module
     index's (it calls no loader class of the project), so only its checking again because it
     names a new loader name (``fresh``) drops the finding."""
-    folder = tmp_path / "proj"
-    (folder / "pkg").mkdir(parents=True)
-    (folder / "pyproject.toml").write_text("")
-    (folder / "pkg" / "__init__.py").write_text("")
-    loaders = folder / "pkg" / "loaders.py"
-    template = "from torch.utils.data import DataLoader\n\n\nclass {0}(DataLoader):\n    pass\n"
-    template += "\n\nclass {1}:\n    def __init__(self, *args, **kwargs):\n        pass\n"
-    (folder / "train.py").write_text(
+    train = (
         "from pkg.loaders import Feeder, Pump\n\n"
         "fed = Feeder(range(8), shuffle=True)\nkinds = [Pump]\n"
     )
-    cache = ["--cache-dir", str(tmp_path / "cache")]
-    monkeypatch.chdir(tmp_path)
-    rows = []
-    for when, names in enumerate((("Feeder", "Pump"), ("Pump", "Feeder"))):
-        loaders.write_text(template.format(*names))
-        age(folder, OLD + when)
-        plain = check(folder, capsys, "--no-cache")
-        assert check(folder, capsys, *cache) == plain
-        assert check(folder, capsys, *cache) == plain
-        rows.append([(f["filename"], f["location"]["row"], f["code"]) for f in plain])
+    renamings = (("Feeder", "Pump"), ("Pump", "Feeder"))
+    rows = _warm_runs_as_loader_classes_change(tmp_path, monkeypatch, capsys, train, renamings)
     assert rows == [[("train.py", 3, "RNG001")], []]
 
 
