@@ -170,7 +170,13 @@ TESTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("seedlint/report/*", ("tests/test_sarif_uri.py", "tests/test_mutation_report.py")),
     (
         "seedlint/run/summaries.py",
-        (*RUN, "tests/test_project_demand.py", "tests/test_project_loader_names.py"),
+        (
+            *RUN,
+            "tests/test_project_demand.py",
+            "tests/test_project_loader_names.py",
+            "tests/test_project_light.py",  # modules summarised from their bytes, on demand
+            "tests/test_argparse_project.py",  # argparse-defining modules, on demand
+        ),
     ),
     ("seedlint/run/cache.py", (*RUN, "tests/test_cache_security.py")),  # signed entries
     ("seedlint/run/*", RUN),

@@ -1002,3 +1002,30 @@ def test_a_loader_class_followed_through_at_most_12_star_imports(
         code for *_, code, _ in findings(project, monkeypatch, capsys, "--no-cache", "train.py")
     ]
     assert codes == (["RNG001"] if found else [])
+
+
+def test_only_a_spread_of_another_modules_function_into_a_loader_asks_the_index() -> None:
+    """`**f()` into a DataLoader asks the index for `f`'s dict only where `f` may be a
+    function of another module of the project: not a function of this module (the module's
+    own value model reads it), not a library's (`dict(...)`), not a spread into another call."""
+    import ast as _ast
+
+    from seedlint.analysis.facts import ModuleFacts
+    from seedlint.project.summary import summarize
+
+    text = (
+        "from torch.utils.data import DataLoader\n"
+        "from helpers import loader_kwargs, other_kwargs\n\n\n"
+        "def local_kwargs():\n    return {'pin_memory': True}\n\n\n"
+        "def build(ds, fit):\n"
+        "    kw = other_kwargs()\n"
+        "    fit(**other_kwargs())\n"
+        "    DataLoader(ds, **local_kwargs())\n"
+        "    DataLoader(ds, **dict(pin_memory=True))\n"
+        "    return DataLoader(ds, **loader_kwargs())\n"
+    )
+    facts = ModuleFacts(_ast.parse(text), path="m.py")
+    try:
+        assert summarize(facts).spreads == ("=helpers.loader_kwargs",)
+    finally:
+        facts.release()
