@@ -9,25 +9,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.support import run_seedlint
 from tests.test_projects import PROJECTS
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def _seedlint(root: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    result = subprocess.run(
-        [sys.executable, "-m", "seedlint", "check", "--no-cache", *args],
-        cwd=root,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_seedlint("check", "--no-cache", *args, cwd=root, stdin=stdin)
     assert result.returncode in (0, 1), result.stderr
     return result
 

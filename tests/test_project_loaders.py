@@ -26,6 +26,7 @@ from seedlint.project.layout import Layout
 from seedlint.project.summary import from_json, to_json
 from seedlint.run.summaries import summary_of
 from tests.fixtures_support import expected_findings
+from tests.support import run_seedlint
 from tests.test_projects import PROJECTS, active, index_for
 
 CODES = ("RNG001", "RNG002")
@@ -154,18 +155,9 @@ def test_a_helpers_dict_of_another_module_needs_the_project(tmp_path: Path) -> N
     copy = tmp_path / "helper_kwargs"
     shutil.copytree(root, copy)
     (copy / "pyproject.toml").write_text("")
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
 
     def rows(*args: str, stdin: str | None = None) -> list[tuple[int, str]]:
-        result = subprocess.run(
-            [*SEEDLINT, "--no-cache", *args],
-            cwd=copy,
-            env=env,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        result = run_seedlint(*SEEDLINT[3:], "--no-cache", *args, cwd=copy, stdin=stdin)
         assert result.returncode == 1, result.stderr
         return sorted(
             (int(f["location"]["row"]), str(f["code"]))
@@ -177,25 +169,8 @@ def test_a_helpers_dict_of_another_module_needs_the_project(tmp_path: Path) -> N
     assert rows(".") == expected
     assert rows("pkg/data.py") == expected
     assert rows("--stdin-filename", "pkg/data.py", "-", stdin=data.read_text()) == expected
-    diff = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "seedlint",
-            "check",
-            "--no-cache",
-            "--select",
-            "RNG001",
-            "--fix",
-            "--diff",
-            "pkg/data.py",
-        ],
-        cwd=copy,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    fix = ("--no-cache", "--select", "RNG001", "--fix", "--diff", "pkg/data.py")
+    diff = run_seedlint("check", *fix, cwd=copy)
     added = [
         line for line in diff.stdout.splitlines() if line.startswith("+") and "generator=" in line
     ]
