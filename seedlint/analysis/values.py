@@ -43,6 +43,16 @@ from seedlint.analysis.flow import ReachingDefinitions, flow_scope
 from seedlint.analysis.names import Binding, NameResolver, Scope, lookup, passed_argument
 from seedlint.core import Origin
 
+# What the rules that judge a DataLoader's arguments say of this model, in their pages.
+VALUES_DOC = """\
+Argument values are judged as the program computes them (the bindings that reach the call, `self`
+and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`
+(those of another module of the project too: `args.num_workers` read where `args` is a parameter
+is every default the project's parsers give `--num_workers`, named in the message:
+`(num_workers=4: argparse default, opts.py:12)`), keyword dicts and their updates, what a
+function of the module returns, the keyword dict a function of another module of the project
+returns): see [docs/values.md](../values.md) for what is followed and where it stops."""
+
 
 class _Marker:
     def __init__(self, name: str) -> None:

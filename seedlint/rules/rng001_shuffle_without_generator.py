@@ -12,6 +12,7 @@ from seedlint.analysis.names import Scope
 from seedlint.analysis.unseeded import unseeded_generator
 from seedlint.analysis.values import (
     OBJECT,
+    VALUES_DOC,
     Value,
     describe_origin,
     is_none_or_absent,
@@ -76,7 +77,8 @@ class ShuffleWithoutGenerator(Rule):
     project_loaders = True
     summary = "DataLoader shuffles from the global torch generator"
     fix_availability = FixAvailability.SOMETIMES
-    doc = """
+    doc = (
+        """
 ## What it does
 Checks for a torch `DataLoader` (or a subclass, or a class listed in `dataloader-classes`) whose
 `shuffle` may be true and that has no `generator` (absent, or `None`), while no `sampler` or
@@ -106,13 +108,9 @@ generator), and is **safe**; in a script that seeds nothing at all, where `SEED`
 (`shuffle=args.shuffle` with no visible default, `shuffle=(sampler is None)`). It does not count
 when it is absent or `False`/`None`.
 
-Argument values are judged as the program computes them (the bindings that reach the call, `self`
-and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`
-(those of another module of the project too: `args.num_workers` read where `args` is a parameter
-is every default the project's parsers give `--num_workers`, named in the message:
-`(num_workers=4: argparse default, opts.py:12)`), keyword dicts and their updates, what a
-function of the module returns, the keyword dict a function of another module of the project
-returns): see [docs/values.md](../values.md) for what is followed and where it stops.
+"""
+        + VALUES_DOC
+        + """
 
 Library loader classes that pass `shuffle` and `generator` on to torch's are checked as
 DataLoaders (the library table, `seedlint/analysis/libraries.py`, which cites each library's
@@ -256,6 +254,7 @@ there is no fix at the loader (the message names the caller).
 - PyTorch source, `torch/utils/data/sampler.py` (`RandomSampler.__iter__`) and
   `torch/utils/data/dataloader.py` (`_BaseDataLoaderIter.__init__`, the `base_seed` draw).
 """
+    )
 
     valid = (
         Valid(

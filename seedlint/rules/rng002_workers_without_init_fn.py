@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Optional
 
 from seedlint.analysis.facts import AnalysisOptions, LoaderCall, ModuleFacts
-from seedlint.analysis.values import is_none_or_absent
+from seedlint.analysis.values import VALUES_DOC, is_none_or_absent
 from seedlint.analysis.workers import (
     FrameworkSeeding,
     copied_by,
@@ -83,7 +83,8 @@ class WorkersWithoutInitFn(Rule):
     project_loaders = True
     summary = "DataLoader with workers and no worker_init_fn"
     fix_availability = FixAvailability.SOMETIMES
-    doc = """
+    doc = (
+        """
 ## What it does
 Checks for a torch `DataLoader` (or a subclass, or a class listed in `dataloader-classes`) whose
 `num_workers` may be non-zero and that has no `worker_init_fn` (absent, or `None`), whatever its
@@ -95,13 +96,9 @@ together with `generator=g`.
 or `0`, or certainly no greater than 0 (`min(os.cpu_count(), args.workers)` with `--workers`
 defaulting to 0: PyTorch raises for a negative count).
 
-Argument values are judged as the program computes them (the bindings that reach the call, `self`
-and class attributes, dataclass/attrs/pydantic defaults, argparse defaults and `set_defaults`
-(those of another module of the project too: `args.num_workers` read where `args` is a parameter
-is every default the project's parsers give `--num_workers`, named in the message:
-`(num_workers=4: argparse default, opts.py:12)`), keyword dicts and their updates, what a
-function of the module returns, the keyword dict a function of another module of the project
-returns): see [docs/values.md](../values.md) for what is followed and where it stops.
+"""
+        + VALUES_DOC
+        + """
 
 Loader classes are found as RNG001 finds them: in a variable (a conditional expression,
 `functools.partial(DataLoader, ...)`), a DataLoader subclass of another module of the project
@@ -237,6 +234,7 @@ for a `*args, **kwargs` pass-through, unsafe for a signature of its own). When a
   (`LightningCLI._set_seed`) and `lightning/pytorch/trainer/connectors/data_connector.py`;
   MONAI, `monai/data/dataloader.py` (its `worker_init_fn` default).
 """
+    )
 
     valid = (
         Valid(
