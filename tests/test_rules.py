@@ -56,11 +56,12 @@ def test_every_rule_fires_in_its_fixtures() -> None:
 
 def test_assignment_statements_are_those_a_full_walk_finds() -> None:
     """RNG008 follows where a sampler is stored through the module's assignment statements,
-    found by a walk of the statements only: the same ones as a walk of every node."""
+    and RNG005 the RNG objects a dataset's methods store, found by a walk of the statements
+    only: the same ones as a walk of every node, of the module and of each function."""
     import ast
     import warnings
 
-    from seedlint.analysis.epochs import _assignment_statements
+    from seedlint.analysis.names import assignment_statements
 
     compared = 0
     for path in sorted((Path(__file__).parent / "fixtures").rglob("*.py")):
@@ -71,6 +72,12 @@ def test_assignment_statements_are_those_a_full_walk_finds() -> None:
         except (SyntaxError, ValueError):
             continue
         walked = [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AnnAssign))]
-        assert {id(n) for n in _assignment_statements(tree)} == {id(n) for n in walked}, path
+        assert {id(n) for n in assignment_statements(tree)} == {id(n) for n in walked}, path
+        for function in ast.walk(tree):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inside = [
+                    n for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.AnnAssign))
+                ]
+                assert [id(n) for n in assignment_statements(function)] == [id(n) for n in inside]
         compared += 1
     assert compared > 50

@@ -10,13 +10,19 @@ anywhere in the module."""
 from __future__ import annotations
 
 import ast
-import collections
 import re
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from seedlint.analysis.facts import BoundCall, ModuleFacts
-from seedlint.analysis.names import STATEMENT_FIELDS, FunctionNode, Scope, dotted_name, lookup
+from seedlint.analysis.names import (
+    STATEMENT_FIELDS,
+    FunctionNode,
+    Scope,
+    assignment_statements,
+    dotted_name,
+    lookup,
+)
 
 Loop = Union[ast.For, ast.AsyncFor, ast.While]
 
@@ -128,23 +134,9 @@ def _stored_chains(facts: ModuleFacts, call: ast.Call) -> set[str]:
 def _assignments(facts: ModuleFacts) -> list[Union[ast.Assign, ast.AnnAssign]]:
     cached = facts.__dict__.get("_epoch_assignments")
     if cached is None:
-        cached = _assignment_statements(facts.tree)
+        cached = assignment_statements(facts.tree)
         facts.__dict__["_epoch_assignments"] = cached
     return list(cached)
-
-
-def _assignment_statements(tree: ast.Module) -> list[Union[ast.Assign, ast.AnnAssign]]:
-    """Every ``=`` and annotated assignment statement of the module: only statements are
-    walked (an expression holds none), not every node as ``ast.walk`` does."""
-    found: list[Union[ast.Assign, ast.AnnAssign]] = []
-    queue: collections.deque[ast.AST] = collections.deque([tree])
-    while queue:
-        node = queue.popleft()
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            found.append(node)
-        for name in STATEMENT_FIELDS:
-            queue.extend(getattr(node, name, ()))
-    return found
 
 
 def refers(expr: ast.AST, scope: Scope, refs: Refs) -> bool:

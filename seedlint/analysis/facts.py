@@ -19,12 +19,12 @@ from seedlint.analysis.guards import not_none_at
 from seedlint.analysis.libraries import checked_loader_classes, worker_seeding_loaders
 from seedlint.analysis.names import (
     PARTIAL,
-    STATEMENT_FIELDS,
     FunctionNode,
     Meaning,
     NameResolver,
     Scope,
     ScopeBuilder,
+    assignment_statements,
     canonical,
     lookup,
     passed_argument,
@@ -615,7 +615,7 @@ class ModuleFacts:
             rngs: list[CopiedRng] = []
             for method in self.init_methods(node):
                 method_scope = self.resolver.scope_of(method)
-                for stmt in _assignments_in(method):
+                for stmt in assignment_statements(method):
                     factory = self._rng_factory(stmt.value, method_scope)
                     if not factory:
                         continue
@@ -663,7 +663,7 @@ class ModuleFacts:
         found: list[tuple[str, Meaning, int]] = []
         for method in self.init_methods(node):
             scope = self.resolver.scope_of(method)
-            for stmt in _assignments_in(method):
+            for stmt in assignment_statements(method):
                 if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
                     continue
                 target = stmt.targets[0]
@@ -684,15 +684,10 @@ class ModuleFacts:
     def _self_closure(self, node: ast.ClassDef, names: tuple[str, ...]) -> list[FunctionNode]:
         """The methods ``names`` of ``node`` and those they call on ``self``, transitively
         (found once per class and names)."""
-        key = (id(node), names)
-        known = self._closures.get(key)
-        if known is None:
-            known = self._closures[key] = self._compute_closure(node, names)
-        return known
-
-    @cached_property
-    def _closures(self) -> dict[tuple[int, tuple[str, ...]], list[FunctionNode]]:
-        return {}
+        return self.once(
+            f"facts.closure:{id(node)}:{','.join(names)}",
+            lambda: self._compute_closure(node, names),
+        )
 
     def _compute_closure(self, node: ast.ClassDef, names: tuple[str, ...]) -> list[FunctionNode]:
         found: list[FunctionNode] = []
@@ -915,16 +910,3 @@ class CopiedRng:
     where: str  # "NoisyDataset.__init__" or "module level"
     node: ast.AST
     call: ast.Call  # the call that creates the object
-
-
-def _assignments_in(function: FunctionNode) -> Iterator[Union[ast.Assign, ast.AnnAssign]]:
-    """The ``=`` and annotated assignment statements of ``function``'s body, nested bodies
-    included (what ``ast.walk`` finds of them: an expression holds no statement), walking
-    statements only."""
-    stack: list[ast.AST] = list(reversed(function.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            yield node
-        for name in STATEMENT_FIELDS:
-            stack.extend(reversed(getattr(node, name, ())))

@@ -12,6 +12,7 @@ of its bindings, which is exactly the "may take the hazardous value on some path
 from __future__ import annotations
 
 import ast
+import collections
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
@@ -62,6 +63,22 @@ def module_spellings(module: str) -> frozenset[str]:
 STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
+
+
+def assignment_statements(node: ast.AST) -> list[Union[ast.Assign, ast.AnnAssign]]:
+    """Every ``=`` and annotated assignment statement under ``node`` (nested bodies included),
+    in ``ast.walk``'s order: only statements are walked (an expression holds none)."""
+    found: list[Union[ast.Assign, ast.AnnAssign]] = []
+    queue: collections.deque[ast.AST] = collections.deque([node])
+    while queue:
+        current = queue.popleft()
+        if isinstance(current, (ast.Assign, ast.AnnAssign)):
+            found.append(current)
+        for name in STATEMENT_FIELDS:
+            queue.extend(getattr(current, name, ()))
+    return found
+
+
 ScopeNode = Union[
     ast.Module,
     ast.ClassDef,
